@@ -1,0 +1,44 @@
+# mdoc-holder: common tasks. `make demo` and `make test` install what they need first.
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+SWIFT ?= swift
+PREFIX ?= /usr/local
+
+.PHONY: deps test-deps build test demo bench fuzz format lint clean
+
+deps:
+	Tests/Support/install-deps.sh build
+
+test-deps:
+	Tests/Support/install-deps.sh test
+
+build: deps
+	$(SWIFT) build
+
+# Every test: unit, vectors, engines. Fails on compiler warnings too.
+test: test-deps
+	$(SWIFT) build --build-tests 2>&1 | tee .build-warnings.log
+	@! grep -E "warning:" .build-warnings.log | grep -v "^warning: 'main'" || (echo "compiler warnings above: fix them" && false)
+	$(SWIFT) test
+
+demo: deps
+	$(SWIFT) build --product mdoc-holder
+	$(SWIFT) run mdoc-holder engagement --qr terminal
+
+bench: deps
+	$(SWIFT) build -c release --product mdoc-benchmarks
+	.build/release/mdoc-benchmarks
+
+# Runs the CBOR / SessionEstablishment / DeviceRequest fuzzer for FUZZ_SECONDS (default 60).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	Tests/Support/fuzz.sh $(FUZZ_SECONDS)
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+lint:
+	$(SWIFT) format lint --recursive Sources Tests
+
+clean:
+	rm -rf .build .build-*

@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "mdoc-holder",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "mdoc-holder", targets: ["mdoc-holder"]),
+        .executable(name: "mdoc-benchmarks", targets: ["MdocBenchmarks"]),
+        .executable(name: "cbor-fuzzer", targets: ["CBORFuzzer"]),
+    ],
+    targets: [
+        // C libraries, each reached from exactly one Swift target.
+        .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+        // Swift wrappers.
+        .target(name: "CBOR", dependencies: ["CLibCBOR"]),
+        .target(name: "MdocCrypto", dependencies: ["COpenSSL"]),
+
+        // Protocol layers (pure Swift).
+        .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
+        .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE"]),
+
+        // Executables.
+        .executableTarget(name: "mdoc-holder", dependencies: ["ISO18013"]),
+        .executableTarget(name: "MdocBenchmarks", dependencies: ["ISO18013"]),
+        .executableTarget(name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013"]),
+
+        // Tests.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
+        .testTarget(name: "MdocCryptoTests", dependencies: ["MdocCrypto", "TestSupport"]),
+        .testTarget(name: "COSETests", dependencies: ["COSE", "TestSupport"]),
+        .testTarget(name: "ISO18013Tests", dependencies: ["ISO18013", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,94 @@
+import CLibCBOR
+
+extension CBOR {
+    /// Encodes with preferred serialization: shortest argument lengths, definite lengths,
+    /// floats in the shortest form that keeps the value, maps in their stored order. Tag-24
+    /// items are written with their original bytes.
+    public func encoded() -> [UInt8] {
+        var encoder = CBOREncoder()
+        encoder.encode(self)
+        return encoder.output
+    }
+}
+
+/// Writes CBOR heads with libcbor's encoders and appends payloads.
+struct CBOREncoder {
+    private(set) var output: [UInt8] = []
+
+    private typealias HeadWriter = (UInt64, UnsafeMutablePointer<UInt8>, Int) -> Int
+
+    private mutating func head(_ argument: UInt64, _ writer: HeadWriter) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9) { buffer in
+            let n = writer(argument, buffer.baseAddress!, 9)
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<n]))
+        }
+    }
+
+    mutating func encode(_ value: CBOR) {
+        switch value {
+        case .unsigned(let u):
+            head(u) { cbor_encode_uint($0, $1, $2) }
+        case .negative(let n):
+            head(n) { cbor_encode_negint($0, $1, $2) }
+        case .bytes(let b):
+            head(UInt64(b.count)) { cbor_encode_bytestring_start(Int($0), $1, $2) }
+            output.append(contentsOf: b)
+        case .text(let s):
+            var utf8 = s.utf8
+            let count = utf8.count
+            head(UInt64(count)) { cbor_encode_string_start(Int($0), $1, $2) }
+            if utf8.withContiguousStorageIfAvailable({ output.append(contentsOf: $0) }) == nil {
+                utf8 = s.utf8
+                output.append(contentsOf: utf8)
+            }
+        case .array(let items):
+            head(UInt64(items.count)) { cbor_encode_array_start(Int($0), $1, $2) }
+            for item in items { encode(item) }
+        case .map(let entries):
+            head(UInt64(entries.count)) { cbor_encode_map_start(Int($0), $1, $2) }
+            for entry in entries {
+                encode(entry.key)
+                encode(entry.value)
+            }
+        case .tagged(let tag, let inner):
+            head(tag) { cbor_encode_tag($0, $1, $2) }
+            encode(inner)
+        case .embedded(let e):
+            head(24) { cbor_encode_tag($0, $1, $2) }
+            head(UInt64(e.bytes.count)) { cbor_encode_bytestring_start(Int($0), $1, $2) }
+            output.append(contentsOf: e.bytes)
+        case .simple(let v):
+            if v < 24 {
+                output.append(0xE0 | v)
+            } else {
+                output.append(contentsOf: [0xF8, v])
+            }
+        case .bool(let b):
+            output.append(b ? 0xF5 : 0xF4)
+        case .null:
+            output.append(0xF6)
+        case .undefined:
+            output.append(0xF7)
+        case .float(let d):
+            encodeFloat(d)
+        }
+    }
+
+    private mutating func encodeFloat(_ d: Double) {
+        if d.isNaN {
+            output.append(contentsOf: [0xF9, 0x7E, 0x00])
+            return
+        }
+        let single = Float(d)
+        if Double(single) == d {
+            if Float(Float16(single)) == single {
+                let bits = Float16(single).bitPattern
+                output.append(contentsOf: [0xF9, UInt8(bits >> 8), UInt8(bits & 0xFF)])
+            } else {
+                head(UInt64(single.bitPattern)) { v, p, n in cbor_encode_single(Float(bitPattern: UInt32(v)), p, n) }
+            }
+        } else {
+            head(d.bitPattern) { v, p, n in cbor_encode_double(Double(bitPattern: v), p, n) }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the build and the tests need, when they are missing.
+# Usage: Tests/Support/install-deps.sh [build|test]
+set -euo pipefail
+kind=${1:-build}
+packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev)
+if [ "$kind" = test ]; then
+  packages+=(python3 python3-venv)
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! command -v swift >/dev/null; then
+  echo "error: no Swift toolchain on PATH. Install Swift 6.x for Debian 12 (see README)." >&2
+  exit 1
+fi
