@@ -9,21 +9,28 @@ let package = Package(
         .executable(name: "mdoc-benchmarks", targets: ["MdocBenchmarks"]),
         .executable(name: "cbor-fuzzer", targets: ["CBORFuzzer"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
     targets: [
         // C libraries, each reached from exactly one Swift target.
         .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         // Swift wrappers.
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
         .target(name: "MdocCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "QRCode", dependencies: ["CQRencode"]),
 
         // Protocol layers (pure Swift).
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
         .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE"]),
 
         // Executables.
-        .executableTarget(name: "mdoc-holder", dependencies: ["ISO18013"]),
+        .executableTarget(
+            name: "mdoc-holder",
+            dependencies: ["ISO18013", "QRCode", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "MdocBenchmarks", dependencies: ["ISO18013"]),
         .executableTarget(name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013"]),
 
@@ -33,6 +40,7 @@ let package = Package(
         .testTarget(name: "MdocCryptoTests", dependencies: ["MdocCrypto", "TestSupport"]),
         .testTarget(name: "COSETests", dependencies: ["COSE", "TestSupport"]),
         .testTarget(name: "ISO18013Tests", dependencies: ["ISO18013", "TestSupport"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,7 +15,9 @@ extension CBOR {
 struct CBOREncoder {
     private(set) var output: [UInt8] = []
 
-    private typealias HeadWriter = (UInt64, UnsafeMutablePointer<UInt8>, Int) -> Int
+    typealias HeadWriter = (UInt64, UnsafeMutablePointer<UInt8>, Int) -> Int
+
+    mutating func encodeHead(_ argument: UInt64, _ writer: HeadWriter) { head(argument, writer) }
 
     private mutating func head(_ argument: UInt64, _ writer: HeadWriter) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9) { buffer in
@@ -90,5 +92,29 @@ struct CBOREncoder {
         } else {
             head(d.bitPattern) { v, p, n in cbor_encode_double(Double(bitPattern: v), p, n) }
         }
+    }
+}
+
+extension CBOR {
+    /// An array whose members are already encoded: their bytes are spliced in unchanged.
+    /// Used where the standard signs a structure that embeds bytes as they travelled (the
+    /// SessionTranscript inside ReaderAuthentication and DeviceAuthentication).
+    public static func encodedArray(_ members: [[UInt8]]) -> [UInt8] {
+        var encoder = CBOREncoder()
+        encoder.arrayHead(members.count)
+        var out = encoder.output
+        for m in members { out.append(contentsOf: m) }
+        return out
+    }
+
+    /// `#6.24(bstr)` around already-encoded CBOR.
+    public static func taggedBytes(_ encoded: [UInt8]) -> [UInt8] {
+        CBOR.tagged(24, .bytes(encoded)).encoded()
+    }
+}
+
+extension CBOREncoder {
+    mutating func arrayHead(_ count: Int) {
+        encodeHead(UInt64(count)) { cbor_encode_array_start(Int($0), $1, $2) }
     }
 }

@@ -31,4 +31,8 @@ static inline void mdoc_GENERAL_NAMES_free(GENERAL_NAMES *g) { GENERAL_NAMES_fre
 static inline int mdoc_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *s) { return sk_ASN1_OBJECT_num(s); }
 static inline ASN1_OBJECT *mdoc_sk_ASN1_OBJECT_value(const STACK_OF(ASN1_OBJECT) *s, int i) { return sk_ASN1_OBJECT_value(s, i); }
 static inline void mdoc_EXTENDED_KEY_USAGE_free(EXTENDED_KEY_USAGE *e) { EXTENDED_KEY_USAGE_free(e); }
+/* Compound constant macros Swift cannot import (MdocCrypto). */
+static inline int mdoc_EVP_PKEY_KEYPAIR(void) { return EVP_PKEY_KEYPAIR; }
+static inline int mdoc_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
+static inline unsigned long mdoc_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
 #endif

@@ -74,3 +74,15 @@ struct RFC8949ExamplesTests {
         #expect(CBOR.fullDate("2018-08-09").encoded().hex == "d903ec6a323031382d30382d3039")
     }
 }
+
+struct DiagnosticNotationTests {
+    @Test func printsTheRFCsNotation() throws {
+        let v = try CBOR.decode([UInt8](hex: "a26161016162820203"))
+        #expect(v.diagnostic() == "{\"a\": 1, \"b\": [2, 3]}")
+        #expect(CBOR.negative(0).diagnostic() == "-1")
+        #expect(CBOR.bytes([1, 2, 255]).diagnostic() == "h'0102ff'")
+        #expect(CBOR.bytes([UInt8](repeating: 0, count: 10)).diagnostic(maxBytes: 2) == "h'0000...' (10 bytes)")
+        #expect(CBOR.tagged(1004, "2018-08-09").diagnostic() == "1004(\"2018-08-09\")")
+        #expect(CBOR.embedded(EmbeddedCBOR([1])).diagnostic() == "24(<<[1]>>)")
+    }
+}

@@ -1,0 +1,96 @@
+import CBOR
+import MdocCrypto
+
+/// COSE_Sign1 (RFC 9052 section 4.2): `[protected, unprotected, payload / nil, signature]`.
+public struct COSESign1: Sendable, Hashable {
+    public let protected: COSEProtectedHeader
+    public let unprotected: [CBORMapEntry]
+    /// nil when the payload is detached (ISO 18013-5 readerAuth and deviceSignature).
+    public let payload: [UInt8]?
+    public let signature: [UInt8]
+
+    /// Reads an untagged or tag-18 COSE_Sign1.
+    public init(cbor: CBOR) throws(COSEError) {
+        var item = cbor
+        if case .tagged(18, let inner) = cbor { item = inner }
+        guard case .array(let parts) = item, parts.count == 4 else {
+            throw .malformed("COSE_Sign1 is not an array of 4")
+        }
+        guard case .bytes(let protectedBytes) = parts[0] else { throw .malformed("protected header is not a bstr") }
+        guard case .map(let unprotected) = parts[1] else { throw .malformed("unprotected header is not a map") }
+        switch parts[2] {
+        case .bytes(let p): payload = p
+        case .null: payload = nil
+        default: throw .malformed("payload is neither a bstr nor null")
+        }
+        guard case .bytes(let signature) = parts[3] else { throw .malformed("signature is not a bstr") }
+        self.protected = try COSEProtectedHeader(bytes: protectedBytes)
+        self.unprotected = unprotected
+        self.signature = signature
+    }
+
+    init(protected: COSEProtectedHeader, unprotected: [CBORMapEntry], payload: [UInt8]?, signature: [UInt8]) {
+        self.protected = protected
+        self.unprotected = unprotected
+        self.payload = payload
+        self.signature = signature
+    }
+
+    /// Signs `payload`. With `detached` the payload is left out of the structure (the
+    /// verifier rebuilds it), as ISO 18013-5 does for readerAuth and deviceSignature.
+    public static func sign(
+        payload: [UInt8], detached: Bool, key: PrivateKey, algorithm: SignatureAlgorithm,
+        unprotected: [CBORMapEntry] = []
+    ) throws(COSEError) -> COSESign1 {
+        let protected = COSEProtectedHeader([CBORMapEntry(COSEHeaderLabel.algorithm, .int(algorithm.rawValue))])
+        let toBeSigned = sigStructure(protected: protected.bytes, payload: payload)
+        let signature: [UInt8]
+        do {
+            signature = try key.sign(toBeSigned, algorithm: algorithm)
+        } catch {
+            throw .crypto(error)
+        }
+        return COSESign1(
+            protected: protected, unprotected: unprotected, payload: detached ? nil : payload, signature: signature)
+    }
+
+    /// `Sig_structure = ["Signature1", protected, external_aad = h'', payload]`.
+    public static func sigStructure(protected: [UInt8], payload: [UInt8]) -> [UInt8] {
+        CBOR.array(["Signature1", .bytes(protected), .bytes([]), .bytes(payload)]).encoded()
+    }
+
+    /// The signature algorithm named in the protected header.
+    public var algorithm: SignatureAlgorithm? { protected.algorithm.flatMap(SignatureAlgorithm.init(rawValue:)) }
+
+    /// The x5chain certificates (DER, leaf first), from the unprotected or protected header.
+    public var x5chain: [[UInt8]]? { unprotected.x5chain ?? protected.map.mapEntries?.x5chain }
+
+    /// Checks the signature with `key`, over the attached payload or `detachedPayload`.
+    /// Throws when the structure cannot be checked at all (no algorithm, key of the wrong
+    /// type); returns false when the signature is wrong.
+    public func isValidSignature(key: PublicKey, detachedPayload: [UInt8]? = nil) throws(COSEError) -> Bool {
+        guard let algorithm else { throw .unsupportedAlgorithm(protected.algorithm) }
+        guard let content = payload ?? detachedPayload else {
+            throw .malformed("payload is detached and none was supplied")
+        }
+        guard Self.algorithm(algorithm, fits: key.curve) else {
+            throw .unsupportedAlgorithm(algorithm.rawValue)
+        }
+        let toBeSigned = Self.sigStructure(protected: protected.bytes, payload: content)
+        return key.isValidSignature(signature, for: toBeSigned, algorithm: algorithm)
+    }
+
+    static func algorithm(_ algorithm: SignatureAlgorithm, fits curve: Curve) -> Bool {
+        switch algorithm {
+        case .edDSA: return curve == .ed25519 || curve == .ed448
+        default: return !curve.isOKP
+        }
+    }
+
+    /// The untagged array, as ISO 18013-5 carries it.
+    public var cbor: CBOR {
+        .array([
+            .bytes(protected.bytes), .map(unprotected), payload.map { .bytes($0) } ?? .null, .bytes(signature),
+        ])
+    }
+}

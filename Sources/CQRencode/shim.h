@@ -1,0 +1,4 @@
+#ifndef MDOC_CQRENCODE_SHIM_H
+#define MDOC_CQRENCODE_SHIM_H
+#include <qrencode.h>
+#endif

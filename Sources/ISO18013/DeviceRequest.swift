@@ -1,0 +1,91 @@
+import CBOR
+import COSE
+
+/// `DocRequest = {"itemsRequest": ItemsRequestBytes, ? "readerAuth": ReaderAuth}`.
+public struct DocRequest: Sendable, Hashable {
+    /// ItemsRequestBytes, bytes kept: reader authentication signs them.
+    public let itemsRequestBytes: EmbeddedCBOR
+    public let itemsRequest: ItemsRequest
+    public let readerAuth: COSESign1?
+
+    public init(itemsRequest: ItemsRequest, readerAuth: COSESign1? = nil) {
+        self.itemsRequestBytes = EmbeddedCBOR(itemsRequest.cbor)
+        self.itemsRequest = itemsRequest
+        self.readerAuth = readerAuth
+    }
+
+    public init(itemsRequestBytes: EmbeddedCBOR, readerAuth: COSESign1?) throws(ISO18013Error) {
+        self.itemsRequestBytes = itemsRequestBytes
+        self.itemsRequest = try ItemsRequest(cbor: itemsRequestBytes.value)
+        self.readerAuth = readerAuth
+    }
+
+    init(cbor value: CBOR) throws(ISO18013Error) {
+        let s = "DocRequest"
+        _ = try Read.map(value, s)
+        let bytes = try Read.embedded(value["itemsRequest"], s, "itemsRequest")
+        let auth = try value["readerAuth"].map { (v) throws(ISO18013Error) in try Read.sign1(v, "readerAuth") }
+        try self.init(itemsRequestBytes: bytes, readerAuth: auth)
+    }
+
+    var cbor: CBOR {
+        var entries = [CBORMapEntry("itemsRequest", .embedded(itemsRequestBytes))]
+        if let readerAuth { entries.append(CBORMapEntry("readerAuth", readerAuth.cbor)) }
+        return .map(entries)
+    }
+}
+
+/// `DeviceRequest = {"version": tstr, "docRequests": [+ DocRequest], ? "deviceRequestInfo":
+/// DeviceRequestInfoBytes, ? "readerAuthAll": [+ ReaderAuthAll]}` (8.3.2.1.2.1; version
+/// "1.1" adds the last two).
+public struct DeviceRequest: Sendable, Hashable {
+    public let version: String
+    public let docRequests: [DocRequest]
+    /// DeviceRequestInfoBytes (1.1), bytes kept.
+    public let deviceRequestInfo: EmbeddedCBOR?
+    /// Reader authentication over all doc requests (1.1).
+    public let readerAuthAll: [COSESign1]
+
+    public init(
+        docRequests: [DocRequest], version: String = "1.0", deviceRequestInfo: EmbeddedCBOR? = nil,
+        readerAuthAll: [COSESign1] = []
+    ) {
+        self.version = version
+        self.docRequests = docRequests
+        self.deviceRequestInfo = deviceRequestInfo
+        self.readerAuthAll = readerAuthAll
+    }
+
+    public init(bytes: [UInt8], limits: CBORDecodingLimits = .default) throws(ISO18013Error) {
+        let s = "DeviceRequest"
+        let value = try Read.map(Read.decode(bytes, as: s, limits: limits), s)
+        version = try Read.text(value["version"], s, "version")
+        guard version.hasPrefix("1.") else {
+            throw .invalid(structure: s, reason: "unsupported version \(version)")
+        }
+        let requests = try Read.array(value["docRequests"], s, "docRequests")
+        guard !requests.isEmpty else { throw .invalid(structure: s, reason: "docRequests is empty") }
+        var parsed: [DocRequest] = []
+        for r in requests { parsed.append(try DocRequest(cbor: r)) }
+        docRequests = parsed
+        deviceRequestInfo = try value["deviceRequestInfo"].map { (v) throws(ISO18013Error) in
+            try Read.embedded(v, s, "deviceRequestInfo")
+        }
+        var all: [COSESign1] = []
+        if let items = value["readerAuthAll"] {
+            for item in try Read.array(items, s, "readerAuthAll") { all.append(try Read.sign1(item, "readerAuthAll")) }
+        }
+        readerAuthAll = all
+    }
+
+    public var cbor: CBOR {
+        var entries: [CBORMapEntry] = [
+            CBORMapEntry("version", .text(version)), CBORMapEntry("docRequests", .array(docRequests.map(\.cbor))),
+        ]
+        if let deviceRequestInfo { entries.append(CBORMapEntry("deviceRequestInfo", .embedded(deviceRequestInfo))) }
+        if !readerAuthAll.isEmpty { entries.append(CBORMapEntry("readerAuthAll", .array(readerAuthAll.map(\.cbor)))) }
+        return .map(entries)
+    }
+
+    public var encoded: [UInt8] { cbor.encoded() }
+}

@@ -1,0 +1,70 @@
+import CQRencode
+
+/// Why a QR code could not be made.
+public enum QRCodeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The text does not fit in the largest QR code at the chosen error correction.
+    case tooLong(bytes: Int)
+    case encodingFailed
+
+    public var description: String {
+        switch self {
+        case .tooLong(let n): return "\(n) bytes do not fit in a QR code"
+        case .encodingFailed: return "libqrencode could not encode the text"
+        }
+    }
+}
+
+/// A QR code symbol (ISO/IEC 18004) made by libqrencode: a square of dark and light modules.
+public struct QRCode: Sendable, Equatable {
+    /// Modules per side, without the quiet zone.
+    public let size: Int
+    /// Row-major, true = dark.
+    public let modules: [Bool]
+
+    /// Encodes `text` in 8-bit mode at error-correction level M (what mdoc readers scan).
+    public init(text: String) throws(QRCodeError) {
+        let utf8 = Array(text.utf8)
+        let made: UnsafeMutablePointer<QRcode>? = utf8.withUnsafeBufferPointer { buffer in
+            QRcode_encodeData(Int32(buffer.count), buffer.baseAddress, 0, QR_ECLEVEL_M)
+        }
+        guard let code = made else {
+            throw utf8.count > 2331 ? .tooLong(bytes: utf8.count) : .encodingFailed
+        }
+        defer { QRcode_free(code) }
+        let width = Int(code.pointee.width)
+        size = width
+        modules = (0..<(width * width)).map { code.pointee.data[$0] & 1 == 1 }
+    }
+
+    public func isDark(row: Int, column: Int) -> Bool {
+        guard row >= 0, column >= 0, row < size, column < size else { return false }
+        return modules[row * size + column]
+    }
+
+    /// The symbol drawn with UTF-8 half blocks (two module rows per text line), dark
+    /// modules as terminal foreground on a light background, with a quiet zone of
+    /// `quietZone` modules (the standard asks for 4).
+    public func terminalString(quietZone: Int = 4) -> String {
+        var out = ""
+        let first = -quietZone
+        let last = size + quietZone
+        var row = first
+        while row < last {
+            for column in first..<last {
+                // Light is drawn, dark is blank: readable on dark-background terminals,
+                // where most scanners need light quiet zones.
+                let top = !isDark(row: row, column: column)
+                let bottom = row + 1 < last ? !isDark(row: row + 1, column: column) : false
+                switch (top, bottom) {
+                case (true, true): out += "\u{2588}"
+                case (true, false): out += "\u{2580}"
+                case (false, true): out += "\u{2584}"
+                case (false, false): out += " "
+                }
+            }
+            out += "\n"
+            row += 2
+        }
+        return out
+    }
+}

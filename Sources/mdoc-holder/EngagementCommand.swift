@@ -1,0 +1,55 @@
+import ArgumentParser
+import CBOR
+import Foundation
+import ISO18013
+import MdocCrypto
+import QRCode
+
+/// Makes a fresh device engagement (a new ephemeral key each time) and shows it: the QR code
+/// a reader scans, the `mdoc:` URI, and what the engagement holds. The BLE presentation that
+/// follows a scan is not built yet; this shows the first step of it.
+struct EngagementCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "engagement",
+        abstract: "Generate a device engagement and print its QR code, URI and decoded content.")
+
+    enum QROutput: String, ExpressibleByArgument, CaseIterable {
+        case terminal, uri, none
+    }
+
+    @Option(help: "How to show the engagement: terminal (QR drawn with half blocks), uri (the mdoc: URI alone), none.")
+    var qr: QROutput = .terminal
+
+    @Option(help: "Curve of the ephemeral device key: \(Curve.allCases.filter(\.supportsKeyAgreement).map(\.rawValue).joined(separator: ", ")).")
+    var curve: String = "P-256"
+
+    @Option(help: "BLE modes to offer: peripheral, central or both.")
+    var mode: String = "peripheral"
+
+    func run() throws {
+        guard let curve = Curve(rawValue: curve), curve.supportsKeyAgreement else {
+            throw ValidationError("unknown or non key-agreement curve \(self.curve)")
+        }
+        guard ["peripheral", "central", "both"].contains(mode) else {
+            throw ValidationError("--mode must be peripheral, central or both")
+        }
+        let key = try PrivateKey.generate(curve)
+        let ble = BleOptions(
+            peripheralServerMode: mode != "central", centralClientMode: mode != "peripheral",
+            peripheralServerUUID: mode != "central" ? SecureRandom.bytes(16) : nil,
+            centralClientUUID: mode != "peripheral" ? SecureRandom.bytes(16) : nil)
+        let engagement = DeviceEngagement(eDeviceKey: key.publicKey, retrievalMethods: [.ble(version: 1, ble)])
+        switch qr {
+        case .uri:
+            Output.line(engagement.uri)
+        case .terminal:
+            Output.line(try QRCode(text: engagement.uri).terminalString())
+            Output.line(engagement.uri)
+            Output.line("")
+            Output.line("DeviceEngagement (\(engagement.bytes.count) bytes):")
+            Output.line(try CBOR.decode(engagement.bytes).diagnostic())
+        case .none:
+            Output.line(try CBOR.decode(engagement.bytes).diagnostic())
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import CBOR
+import COSE
+import Foundation
+import ISO18013
+import MdocCrypto
+import Testing
+import TestSupport
+
+/// DeviceRequest and reader authentication against Annex D (D.4.1.1, D.5.3).
+struct DeviceRequestTests {
+    static let transcript = try! SessionTranscript(bytes: Vectors.annexD("SessionTranscriptBytes"))
+    static let readerRoot = try! Certificate(der: Vectors.annexD("ReaderRoot_certificate"))
+    static func date(_ s: String) -> Date { RFC3339.date(from: s)! }
+
+    @Test func readsAndReencodesTheAnnexDRequest() throws {
+        let bytes = Vectors.annexD("DeviceRequest")
+        let request = try DeviceRequest(bytes: bytes)
+        #expect(request.version == "1.0")
+        #expect(request.docRequests.count == 1)
+        let doc = request.docRequests[0]
+        #expect(doc.itemsRequestBytes.bytes == Vectors.annexD("ItemsRequest"))
+        #expect(doc.itemsRequest.docType == "org.iso.18013.5.1.mDL")
+        let ids = doc.itemsRequest.requestedElements.map(\.element.identifier)
+        #expect(ids.contains("family_name") && ids.contains("portrait"))
+        #expect(doc.readerAuth?.cbor.encoded() == Vectors.annexD("ReaderAuth_COSE_Sign1"))
+        #expect(request.encoded == bytes)
+    }
+
+    @Test func readerAuthenticationBytesAreTheStandards() throws {
+        let doc = try DeviceRequest(bytes: Vectors.annexD("DeviceRequest")).docRequests[0]
+        let payload = ReaderAuthentication.bytes(transcript: Self.transcript, itemsRequestBytes: doc.itemsRequestBytes)
+        #expect(payload == Vectors.annexD("ReaderAuthenticationBytes"))
+        let auth = try #require(doc.readerAuth)
+        #expect(
+            COSESign1.sigStructure(protected: auth.protected.bytes, payload: payload)
+                == Vectors.annexD("ReaderAuth_Sig_structure"))
+    }
+
+    @Test func theAnnexDReaderIsTrustedWhileItsCertificateIsValid() throws {
+        let request = try DeviceRequest(bytes: Vectors.annexD("DeviceRequest"))
+        let r = ReaderAuthentication.verify(
+            docRequest: request.docRequests[0], in: request, transcript: Self.transcript, trustAnchors: [Self.readerRoot],
+            at: Self.date("2022-06-01T00:00:00Z"))
+        #expect(r.status == .trusted, "\(r.failure ?? "")")
+        #expect(r.readerSubject?.contains("reader") == true)
+        #expect(r.trustAnchor == Self.readerRoot)
+    }
+
+    @Test func theAnnexDReaderIsUntrustedOnceExpiredOrWithoutItsRoot() throws {
+        let request = try DeviceRequest(bytes: Vectors.annexD("DeviceRequest"))
+        let doc = request.docRequests[0]
+        let expired = ReaderAuthentication.verify(
+            docRequest: doc, in: request, transcript: Self.transcript, trustAnchors: [Self.readerRoot],
+            at: Self.date("2025-01-01T00:00:00Z"))
+        #expect(expired.status == .untrusted)
+        #expect(expired.failure?.contains("expired") == true, "\(expired.failure ?? "")")
+        let noRoot = ReaderAuthentication.verify(
+            docRequest: doc, in: request, transcript: Self.transcript, trustAnchors: [],
+            at: Self.date("2022-06-01T00:00:00Z"))
+        #expect(noRoot.status == .untrusted)
+        let iaca = try Certificate(der: Vectors.annexD("IACA_certificate"))
+        let wrongRoot = ReaderAuthentication.verify(
+            docRequest: doc, in: request, transcript: Self.transcript, trustAnchors: [iaca],
+            at: Self.date("2022-06-01T00:00:00Z"))
+        #expect(wrongRoot.status == .untrusted)
+    }
+
+    @Test func aSignatureOverOtherBytesIsInvalid() throws {
+        let request = try DeviceRequest(bytes: Vectors.annexD("DeviceRequest"))
+        let doc = request.docRequests[0]
+        // Same signature, another transcript: the signature no longer verifies.
+        let other = SessionTranscript(handover: ["other"])
+        let r = ReaderAuthentication.verify(
+            docRequest: doc, in: request, transcript: other, trustAnchors: [Self.readerRoot],
+            at: Self.date("2022-06-01T00:00:00Z"))
+        #expect(r.status == .invalid)
+        let unsigned = DocRequest(itemsRequest: doc.itemsRequest)
+        let absent = ReaderAuthentication.verify(
+            docRequest: unsigned, in: DeviceRequest(docRequests: [unsigned]), transcript: Self.transcript,
+            trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
+        #expect(absent.status == .absent)
+    }
+
+    @Test func readerAuthAllCoversEveryDocRequest() throws {
+        // Version 1.1: one signature over all ItemsRequestBytes and DeviceRequestInfoBytes.
+        let readerKey = try PrivateKey.generate(.p256)
+        let mdl = ItemsRequest(
+            docType: "org.iso.18013.5.1.mDL", nameSpaces: [.init("org.iso.18013.5.1", [.init("family_name")])])
+        let pid = ItemsRequest(docType: "eu.europa.ec.eudi.pid.1", nameSpaces: [.init("eu.europa.ec.eudi.pid.1", [.init("age_over_18")])])
+        let info = EmbeddedCBOR(["useCases": [["mandatory": true, "documentSets": [[0, 1]]]]])
+        let unsigned = DeviceRequest(
+            docRequests: [DocRequest(itemsRequest: mdl), DocRequest(itemsRequest: pid)], version: "1.1",
+            deviceRequestInfo: info)
+        let t = SessionTranscript(handover: ["test"])
+        let sig = try COSESign1.sign(
+            payload: ReaderAuthentication.allBytes(transcript: t, request: unsigned), detached: true, key: readerKey,
+            algorithm: .es256, unprotected: .x5chain([Vectors.annexD("Reader_certificate")]))
+        let signed = DeviceRequest(
+            docRequests: unsigned.docRequests, version: "1.1", deviceRequestInfo: info, readerAuthAll: [sig])
+        let parsed = try DeviceRequest(bytes: signed.encoded)
+        #expect(parsed.readerAuthAll.count == 1)
+        #expect(parsed.deviceRequestInfo?.bytes == info.bytes)
+        // The certificate's key is not the signer's: the signature must not verify.
+        let r = ReaderAuthentication.verifyAll(
+            request: parsed, transcript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
+        #expect(r.status == .invalid)
+    }
+
+    @Test func refusesMalformedRequests() {
+        let cases: [CBOR] = [
+            ["version": "1.0"], ["version": "1.0", "docRequests": []], ["version": "2.0", "docRequests": [["itemsRequest": 1]]],
+            ["version": "1.0", "docRequests": [["itemsRequest": .bytes([0xA0])]]],
+            ["version": "1.0", "docRequests": [["itemsRequest": .embedded(EmbeddedCBOR(["docType": 5]))]]],
+        ]
+        for c in cases {
+            #expect(throws: ISO18013Error.self) { try DeviceRequest(bytes: c.encoded()) }
+        }
+        #expect(throws: ISO18013Error.self) { try DeviceRequest(bytes: [0xA1, 0x61]) }
+    }
+}
