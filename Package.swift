@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "mdoc-holder", targets: ["mdoc-holder"]),
+        .executable(name: "mdoc-reader", targets: ["mdoc-reader"]),
+        .executable(name: "mdoc-issuer", targets: ["mdoc-issuer"]),
         .executable(name: "mdoc-benchmarks", targets: ["MdocBenchmarks"]),
         .executable(name: "cbor-fuzzer", targets: ["CBORFuzzer"]),
     ],
@@ -17,21 +19,38 @@ let package = Package(
         .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         // Swift wrappers.
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
         .target(name: "MdocCrypto", dependencies: ["COpenSSL"]),
         .target(name: "QRCode", dependencies: ["CQRencode"]),
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
 
         // Protocol layers (pure Swift).
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
         .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE"]),
+        .target(name: "Consent", dependencies: ["ISO18013"]),
+        .target(name: "Presentation", dependencies: ["ISO18013", "Consent"]),
+        .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent"]),
+        .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
 
         // Executables.
         .executableTarget(
             name: "mdoc-holder",
-            dependencies: ["ISO18013", "QRCode", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .executableTarget(name: "MdocBenchmarks", dependencies: ["ISO18013"]),
+            dependencies: [
+                "ISO18013", "QRCode", "Wallet", "Consent", "Presentation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "mdoc-reader",
+            dependencies: [
+                "ISO18013", "Presentation", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "mdoc-issuer",
+            dependencies: ["MdocIssuer", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer"]),
         .executableTarget(name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013"]),
 
         // Tests.
@@ -41,6 +60,10 @@ let package = Package(
         .testTarget(name: "COSETests", dependencies: ["COSE", "TestSupport"]),
         .testTarget(name: "ISO18013Tests", dependencies: ["ISO18013", "TestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
+        .testTarget(name: "WalletTests", dependencies: ["Wallet", "MdocIssuer", "TestSupport"]),
+        .testTarget(name: "ConsentTests", dependencies: ["Consent", "TestSupport"]),
+        .testTarget(name: "PresentationTests", dependencies: ["Presentation", "MdocIssuer", "TestSupport"]),
+        .testTarget(name: "MdocIssuerTests", dependencies: ["MdocIssuer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

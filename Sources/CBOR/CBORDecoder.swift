@@ -225,7 +225,8 @@ private final class StreamingBuilder {
         if let top = stack.last {
             switch top.kind {
             case .indefiniteBytes, .indefiniteText:
-                return fail(.malformed(offset: offset, reason: "only definite strings may be chunks of an indefinite string"))
+                return fail(
+                    .malformed(offset: offset, reason: "only definite strings may be chunks of an indefinite string"))
             default: break
             }
         }

@@ -9,8 +9,10 @@ extension CBOR {
             let shown = b.prefix(maxBytes).map { hexDigits($0) }.joined()
             return b.count > maxBytes ? "h'\(shown)...' (\(b.count) bytes)" : "h'\(shown)'"
         case .text(let s):
-            return "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        case .array(let items): return "[" + items.map { $0.diagnostic(maxBytes: maxBytes) }.joined(separator: ", ") + "]"
+            return "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                + "\""
+        case .array(let items):
+            return "[" + items.map { $0.diagnostic(maxBytes: maxBytes) }.joined(separator: ", ") + "]"
         case .map(let entries):
             return "{"
                 + entries.map { "\($0.key.diagnostic(maxBytes: maxBytes)): \($0.value.diagnostic(maxBytes: maxBytes))" }

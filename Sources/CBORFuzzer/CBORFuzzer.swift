@@ -42,11 +42,14 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 }
                 let files =
                     isDirectory.boolValue
-                    ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).map { "\(path)/\($0)" } : [path]
+                    ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).map { "\(path)/\($0)" }
+                    : [path]
                 for file in files {
                     guard let data = FileManager.default.contents(atPath: file) else { continue }
                     let bytes = [UInt8](data)
-                    _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count) }
+                    _ = bytes.withUnsafeBufferPointer {
+                        fuzzOneInput($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count)
+                    }
                     count += 1
                 }
             }

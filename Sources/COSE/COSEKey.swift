@@ -35,7 +35,9 @@ public struct COSEKey: Sendable, Hashable {
             self.y = y
         case 1:
             guard crv.isOKP else { throw .invalidKey("curve \(crv.rawValue) is not an OKP curve") }
-            guard x.count == crv.coordinateSize else { throw .invalidKey("key of the wrong length for \(crv.rawValue)") }
+            guard x.count == crv.coordinateSize else {
+                throw .invalidKey("key of the wrong length for \(crv.rawValue)")
+            }
             self.y = nil
         default:
             throw .invalidKey("unsupported kty \(kty)")

@@ -33,7 +33,9 @@ public struct BleOptions: Sendable, Hashable {
         guard case .map(let entries) = cbor else { throw .invalid(structure: "BleOptions", reason: "not a map") }
         func bool(_ key: Int) throws(ISO18013Error) -> Bool {
             guard let v = cbor[intKey: key] else { return false }
-            guard let b = v.boolValue else { throw .invalid(structure: "BleOptions", reason: "key \(key) is not a bool") }
+            guard let b = v.boolValue else {
+                throw .invalid(structure: "BleOptions", reason: "key \(key) is not a bool")
+            }
             return b
         }
         func bytes(_ key: Int, count: Int) throws(ISO18013Error) -> [UInt8]? {
@@ -49,7 +51,9 @@ public struct BleOptions: Sendable, Hashable {
         centralClientUUID = try bytes(11, count: 16)
         peripheralServerAddress = try bytes(20, count: 6)
         if let psm = cbor[intKey: 21] {
-            guard let p = psm.uint64Value else { throw .invalid(structure: "BleOptions", reason: "key 21 is not a uint") }
+            guard let p = psm.uint64Value else {
+                throw .invalid(structure: "BleOptions", reason: "key 21 is not a uint")
+            }
             l2capPSM = p
         }
         let known: Set<CBOR> = [0, 1, 10, 11, 20, 21]

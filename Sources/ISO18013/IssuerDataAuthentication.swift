@@ -94,7 +94,8 @@ public enum IssuerDataAuthentication {
             for item in ns.items {
                 let expected = mso.valueDigests[ns.name]?[item.digestID]
                 let matches = expected == Digest.hash(item.bytes.taggedEncoding, algorithm: algorithm)
-                result.elements.append(.init(nameSpace: ns.name, identifier: item.elementIdentifier, digestMatches: matches))
+                result.elements.append(
+                    .init(nameSpace: ns.name, identifier: item.elementIdentifier, digestMatches: matches))
                 if !matches {
                     result.failures.append(
                         expected == nil

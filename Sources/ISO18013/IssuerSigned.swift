@@ -52,7 +52,8 @@ public struct IssuerSigned: Sendable, Hashable {
             entries.append(
                 CBORMapEntry(
                     "nameSpaces",
-                    .map(nameSpaces.map { CBORMapEntry(.text($0.name), .array($0.items.map { .embedded($0.bytes) })) })))
+                    .map(nameSpaces.map { CBORMapEntry(.text($0.name), .array($0.items.map { .embedded($0.bytes) })) }))
+            )
         }
         entries.append(CBORMapEntry("issuerAuth", issuerAuth.cbor))
         return .map(entries)

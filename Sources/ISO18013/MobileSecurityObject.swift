@@ -91,10 +91,13 @@ public struct MobileSecurityObject: Sendable, Hashable {
         let digests = valueDigests.keys.sorted().map { ns in
             CBORMapEntry(
                 .text(ns),
-                .map(valueDigests[ns]!.keys.sorted().map { CBORMapEntry(.unsigned($0), .bytes(valueDigests[ns]![$0]!)) }))
+                .map(
+                    valueDigests[ns]!.keys.sorted().map { CBORMapEntry(.unsigned($0), .bytes(valueDigests[ns]![$0]!)) })
+            )
         }
         var validity: [CBORMapEntry] = [
-            CBORMapEntry("signed", .tdate(validityInfo.signed)), CBORMapEntry("validFrom", .tdate(validityInfo.validFrom)),
+            CBORMapEntry("signed", .tdate(validityInfo.signed)),
+            CBORMapEntry("validFrom", .tdate(validityInfo.validFrom)),
             CBORMapEntry("validUntil", .tdate(validityInfo.validUntil)),
         ]
         if let u = validityInfo.expectedUpdate { validity.append(CBORMapEntry("expectedUpdate", .tdate(u))) }

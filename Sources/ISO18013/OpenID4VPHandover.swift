@@ -7,7 +7,8 @@ public enum OnlineHandover {
     /// nonce, jwkThumbprint / null, response_uri])]`. The thumbprint is the RFC 7638 SHA-256
     /// thumbprint (a bstr) of the verifier key the response is encrypted to, or null when
     /// the response is not encrypted.
-    public static func openID4VP(clientID: String, nonce: String, jwkThumbprint: [UInt8]?, responseURI: String) -> CBOR {
+    public static func openID4VP(clientID: String, nonce: String, jwkThumbprint: [UInt8]?, responseURI: String) -> CBOR
+    {
         let info: CBOR = [.text(clientID), .text(nonce), jwkThumbprint.map { .bytes($0) } ?? .null, .text(responseURI)]
         return ["OpenID4VPHandover", .bytes(Digest.sha256(info.encoded()))]
     }

@@ -30,7 +30,9 @@ public struct ReaderAuthenticationResult: Sendable {
 
     public static let absent = ReaderAuthenticationResult(status: .absent)
 
-    public init(status: Status, readerCertificate: Certificate? = nil, trustAnchor: Certificate? = nil, failure: String? = nil) {
+    public init(
+        status: Status, readerCertificate: Certificate? = nil, trustAnchor: Certificate? = nil, failure: String? = nil
+    ) {
         self.status = status
         self.readerCertificate = readerCertificate
         self.trustAnchor = trustAnchor
@@ -55,9 +57,11 @@ public enum ReaderAuthentication {
     /// `ReaderAuthenticationAllBytes = #6.24(bstr .cbor ["ReaderAuthenticationAll",
     /// SessionTranscript, [+ ItemsRequestBytes], DeviceRequestInfoBytes / null])` (1.1).
     public static func allBytes(transcript: SessionTranscript, request: DeviceRequest) -> [UInt8] {
-        CBOR.taggedBytes(CBOR.encodedArray(allMembers(transcript: transcript, request: request) + [
-            request.deviceRequestInfo?.taggedEncoding ?? CBOR.null.encoded()
-        ]))
+        CBOR.taggedBytes(
+            CBOR.encodedArray(
+                allMembers(transcript: transcript, request: request) + [
+                    request.deviceRequestInfo?.taggedEncoding ?? CBOR.null.encoded()
+                ]))
     }
 
     /// The 3-member form some implementations sign (no DeviceRequestInfoBytes member),

@@ -55,7 +55,10 @@ public struct SessionEncryption: Sendable {
 
     private static func iv(for sender: Role, counter: UInt32) -> [UInt8] {
         (sender == .reader ? readerIdentifier : mdocIdentifier)
-            + [UInt8(counter >> 24), UInt8((counter >> 16) & 0xFF), UInt8((counter >> 8) & 0xFF), UInt8(counter & 0xFF)]
+            + [
+                UInt8(counter >> 24), UInt8((counter >> 16) & 0xFF), UInt8((counter >> 8) & 0xFF),
+                UInt8(counter & 0xFF),
+            ]
     }
 
     private var peer: Role { role == .mdoc ? .reader : .mdoc }
@@ -80,7 +83,8 @@ public struct SessionEncryption: Sendable {
             receiveCounter += 1
             return out
         } catch {
-            throw .sessionEncryption("message \(receiveCounter) from the \(peer == .reader ? "reader" : "mdoc") does not decrypt")
+            throw .sessionEncryption(
+                "message \(receiveCounter) from the \(peer == .reader ? "reader" : "mdoc") does not decrypt")
         }
     }
 }

@@ -12,7 +12,8 @@ enum AnnexD {
         guard let data = try? Data(contentsOf: url),
             let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else {
-            FileHandle.standardError.write(Data("cannot read \(url.path); set MDOC_FIXTURES to the Fixtures directory\n".utf8))
+            FileHandle.standardError.write(
+                Data("cannot read \(url.path); set MDOC_FIXTURES to the Fixtures directory\n".utf8))
             exit(2)
         }
         return json

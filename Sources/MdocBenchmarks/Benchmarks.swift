@@ -56,34 +56,42 @@ struct Benchmarks {
         let readerAuthTime = RFC3339.date(from: "2022-06-01T00:00:00Z")!
         let deviceKey = try PrivateKey.generate(.p256)
         let deviceAuthentication = DeviceAuthentication.bytes(
-            transcript: transcript, docType: "org.iso.18013.5.1.mDL", nameSpacesBytes: DeviceAuthentication.emptyNameSpaces)
+            transcript: transcript, docType: "org.iso.18013.5.1.mDL",
+            nameSpacesBytes: DeviceAuthentication.emptyNameSpaces)
 
         var parts: [Measurement] = []
-        parts.append(try Measurement.run("P-256 key generation (EDeviceKey)", iterations: iterations) {
-            _ = try PrivateKey.generate(.p256)
-        })
-        parts.append(try Measurement.run("ECDH P-256", iterations: iterations) {
-            _ = try ekey.sharedSecret(with: readerPublic)
-        })
-        parts.append(try Measurement.run("HKDF-SHA256 x2 (SKReader, SKDevice)", iterations: iterations) {
-            _ = try HKDF.sha256(ikm: z, salt: transcript.salt, info: Array("SKReader".utf8), length: 32)
-            _ = try HKDF.sha256(ikm: z, salt: transcript.salt, info: Array("SKDevice".utf8), length: 32)
-        })
-        parts.append(try Measurement.run("AES-256-GCM decrypt request (\(request.count) B)", iterations: iterations) {
-            _ = try AESGCM.open(encryptedRequest, key: skReader, iv: readerIV)
-        })
-        parts.append(try Measurement.run("AES-256-GCM encrypt response (60000 B)", iterations: iterations) {
-            _ = try AESGCM.seal(response, key: skDevice, iv: mdocIV)
-        })
-        parts.append(Measurement.run("reader auth verify + chain (Annex D)", iterations: iterations) {
-            let r = ReaderAuthentication.verify(
-                docRequest: deviceRequest.docRequests[0], in: deviceRequest, transcript: transcript,
-                trustAnchors: [readerRoot], at: readerAuthTime)
-            precondition(r.isTrusted)
-        })
-        parts.append(try Measurement.run("device signature ES256", iterations: iterations) {
-            _ = try COSESign1.sign(payload: deviceAuthentication, detached: true, key: deviceKey, algorithm: .es256)
-        })
+        parts.append(
+            try Measurement.run("P-256 key generation (EDeviceKey)", iterations: iterations) {
+                _ = try PrivateKey.generate(.p256)
+            })
+        parts.append(
+            try Measurement.run("ECDH P-256", iterations: iterations) {
+                _ = try ekey.sharedSecret(with: readerPublic)
+            })
+        parts.append(
+            try Measurement.run("HKDF-SHA256 x2 (SKReader, SKDevice)", iterations: iterations) {
+                _ = try HKDF.sha256(ikm: z, salt: transcript.salt, info: Array("SKReader".utf8), length: 32)
+                _ = try HKDF.sha256(ikm: z, salt: transcript.salt, info: Array("SKDevice".utf8), length: 32)
+            })
+        parts.append(
+            try Measurement.run("AES-256-GCM decrypt request (\(request.count) B)", iterations: iterations) {
+                _ = try AESGCM.open(encryptedRequest, key: skReader, iv: readerIV)
+            })
+        parts.append(
+            try Measurement.run("AES-256-GCM encrypt response (60000 B)", iterations: iterations) {
+                _ = try AESGCM.seal(response, key: skDevice, iv: mdocIV)
+            })
+        parts.append(
+            Measurement.run("reader auth verify + chain (Annex D)", iterations: iterations) {
+                let r = ReaderAuthentication.verify(
+                    docRequest: deviceRequest.docRequests[0], in: deviceRequest, transcript: transcript,
+                    trustAnchors: [readerRoot], at: readerAuthTime)
+                precondition(r.isTrusted)
+            })
+        parts.append(
+            try Measurement.run("device signature ES256", iterations: iterations) {
+                _ = try COSESign1.sign(payload: deviceAuthentication, detached: true, key: deviceKey, algorithm: .es256)
+            })
         for p in parts { print(p.line()) }
         let total = parts.map(\.medianMicroseconds).reduce(0, +)
         let label = "crypto floor per holder transaction".padding(toLength: 44, withPad: " ", startingAt: 0)

@@ -14,7 +14,9 @@ struct Measurement {
         Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12
     }
 
-    static func run(_ name: String, iterations: Int, warmup: Int = 10, _ body: () throws -> Void) rethrows -> Measurement {
+    static func run(_ name: String, iterations: Int, warmup: Int = 10, _ body: () throws -> Void) rethrows
+        -> Measurement
+    {
         for _ in 0..<warmup { try body() }
         let clock = ContinuousClock()
         var samples: [Duration] = []
@@ -26,7 +28,8 @@ struct Measurement {
         }
         samples.sort()
         let total = samples.reduce(Duration.zero, +)
-        return Measurement(name: name, iterations: iterations, median: samples[samples.count / 2], mean: total / iterations)
+        return Measurement(
+            name: name, iterations: iterations, median: samples[samples.count / 2], mean: total / iterations)
     }
 
     func line(extra: String = "") -> String {

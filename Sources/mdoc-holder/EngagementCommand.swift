@@ -20,7 +20,10 @@ struct EngagementCommand: ParsableCommand {
     @Option(help: "How to show the engagement: terminal (QR drawn with half blocks), uri (the mdoc: URI alone), none.")
     var qr: QROutput = .terminal
 
-    @Option(help: "Curve of the ephemeral device key: \(Curve.allCases.filter(\.supportsKeyAgreement).map(\.rawValue).joined(separator: ", ")).")
+    @Option(
+        help:
+            "Curve of the ephemeral device key: \(Curve.allCases.filter(\.supportsKeyAgreement).map(\.rawValue).joined(separator: ", "))."
+    )
     var curve: String = "P-256"
 
     @Option(help: "BLE modes to offer: peripheral, central or both.")

@@ -1,6 +1,6 @@
 import CBOR
-import Testing
 import TestSupport
+import Testing
 
 /// Hostile or broken input is refused with an error that says what was wrong.
 struct DecodingLimitsTests {
@@ -14,7 +14,11 @@ struct DecodingLimitsTests {
     @Test func refusesNestingThroughTag24AgainstTheSameLimit() {
         // Each level is a tag-24 byte string holding the next level.
         var item: [UInt8] = [0x00]
-        for _ in 0..<40 { item = CBOR.embedded(try! EmbeddedCBOR(bytes: item, limits: .init(maxDepth: 200, maxItems: 1000, maxBytes: 10000))).encoded() }
+        for _ in 0..<40 {
+            item = CBOR.embedded(
+                try! EmbeddedCBOR(bytes: item, limits: .init(maxDepth: 200, maxItems: 1000, maxBytes: 10000))
+            ).encoded()
+        }
         #expect(throws: CBORError.depthLimitExceeded(limit: 32)) { try CBOR.decode(item) }
     }
 

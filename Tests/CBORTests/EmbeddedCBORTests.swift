@@ -1,6 +1,6 @@
 import CBOR
-import Testing
 import TestSupport
+import Testing
 
 /// Tag 24 keeps the bytes that travelled, even when they are not in preferred form.
 struct EmbeddedCBORTests {

@@ -1,6 +1,6 @@
 import CBOR
-import Testing
 import TestSupport
+import Testing
 
 /// RFC 8949 Appendix A examples: each decodes to the stated value, and where the example is
 /// in preferred serialization our encoder writes exactly those bytes back.

@@ -1,8 +1,8 @@
 import CBOR
 import COSE
 import MdocCrypto
-import Testing
 import TestSupport
+import Testing
 
 struct COSEKeyTests {
     @Test func theAnnexDEphemeralKeyReadsAndReencodes() throws {

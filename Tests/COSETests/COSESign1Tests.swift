@@ -1,12 +1,15 @@
 import CBOR
 import COSE
 import MdocCrypto
-import Testing
 import TestSupport
+import Testing
 
 struct COSESign1Tests {
     @Test func attachedAndDetachedSignaturesVerifyAndTamperingIsCaught() throws {
-        for (curve, alg) in [(Curve.p256, SignatureAlgorithm.es256), (.p384, .es384), (.p521, .es512), (.ed25519, .edDSA), (.ed448, .edDSA)] {
+        for (curve, alg) in [
+            (Curve.p256, SignatureAlgorithm.es256), (.p384, .es384), (.p521, .es512), (.ed25519, .edDSA),
+            (.ed448, .edDSA),
+        ] {
             let key = try PrivateKey.generate(curve)
             let payload = Array("payload".utf8)
             let attached = try COSESign1.sign(payload: payload, detached: false, key: key, algorithm: alg)
@@ -25,9 +28,11 @@ struct COSESign1Tests {
 
     @Test func x5chainIsReadAsOneCertificateOrAnArray() throws {
         let key = try PrivateKey.generate(.p256)
-        let one = try COSESign1.sign(payload: [1], detached: true, key: key, algorithm: .es256, unprotected: .x5chain([[1, 2]]))
+        let one = try COSESign1.sign(
+            payload: [1], detached: true, key: key, algorithm: .es256, unprotected: .x5chain([[1, 2]]))
         #expect(one.x5chain == [[1, 2]])
-        let two = try COSESign1.sign(payload: [1], detached: true, key: key, algorithm: .es256, unprotected: .x5chain([[1], [2]]))
+        let two = try COSESign1.sign(
+            payload: [1], detached: true, key: key, algorithm: .es256, unprotected: .x5chain([[1], [2]]))
         #expect(two.x5chain == [[1], [2]])
         // The Annex D readerAuth carries the reader certificate as a single bstr.
         let readerAuth = try COSESign1(cbor: CBOR.decode(Vectors.annexD("ReaderAuth_COSE_Sign1")))
@@ -40,7 +45,10 @@ struct COSESign1Tests {
         let sig = try COSESign1.sign(payload: [1], detached: false, key: p256, algorithm: .es256)
         let ed = try PrivateKey.generate(.ed25519)
         #expect(throws: COSEError.self) { try sig.isValidSignature(key: ed.publicKey) }
-        for bad: CBOR in [[1, 2, 3], [.bytes([]), [:], .null], [.bytes([0x01]), [:], .null, .bytes([])], [.text("x"), [:], .null, .bytes([])]] {
+        for bad: CBOR in [
+            [1, 2, 3], [.bytes([]), [:], .null], [.bytes([0x01]), [:], .null, .bytes([])],
+            [.text("x"), [:], .null, .bytes([])],
+        ] {
             #expect(throws: COSEError.self) { try COSESign1(cbor: bad) }
         }
         let noAlg = try COSESign1(cbor: [.bytes([]), [:], .bytes([1]), .bytes([0])])

@@ -2,8 +2,8 @@ import CBOR
 import COSE
 import ISO18013
 import MdocCrypto
-import Testing
 import TestSupport
+import Testing
 
 /// DeviceEngagement and the `mdoc:` URI against the standard's QR example.
 struct DeviceEngagementTests {
@@ -43,7 +43,8 @@ struct DeviceEngagementTests {
     @Test func keepsUnknownAndSecondEditionKeys() throws {
         let key = try PrivateKey.generate(.p256).publicKey
         let ble = BleOptions(
-            peripheralServerMode: true, centralClientMode: true, peripheralServerUUID: Array(repeating: 0xAB, count: 16),
+            peripheralServerMode: true, centralClientMode: true,
+            peripheralServerUUID: Array(repeating: 0xAB, count: 16),
             centralClientUUID: Array(repeating: 0xCD, count: 16), peripheralServerAddress: [1, 2, 3, 4, 5, 6],
             l2capPSM: 0x0081, otherEntries: [CBORMapEntry(99, "future")])
         let originInfos: CBOR = [["cat": 1, "type": 1, "details": ["baseUrl": "https://example.com"]]]

@@ -3,8 +3,8 @@ import COSE
 import Foundation
 import ISO18013
 import MdocCrypto
-import Testing
 import TestSupport
+import Testing
 
 /// DeviceRequest and reader authentication against Annex D (D.4.1.1, D.5.3).
 struct DeviceRequestTests {
@@ -39,7 +39,8 @@ struct DeviceRequestTests {
     @Test func theAnnexDReaderIsTrustedWhileItsCertificateIsValid() throws {
         let request = try DeviceRequest(bytes: Vectors.annexD("DeviceRequest"))
         let r = ReaderAuthentication.verify(
-            docRequest: request.docRequests[0], in: request, transcript: Self.transcript, trustAnchors: [Self.readerRoot],
+            docRequest: request.docRequests[0], in: request, transcript: Self.transcript,
+            trustAnchors: [Self.readerRoot],
             at: Self.date("2022-06-01T00:00:00Z"))
         #expect(r.status == .trusted, "\(r.failure ?? "")")
         #expect(r.readerSubject?.contains("reader") == true)
@@ -86,7 +87,8 @@ struct DeviceRequestTests {
         let readerKey = try PrivateKey.generate(.p256)
         let mdl = ItemsRequest(
             docType: "org.iso.18013.5.1.mDL", nameSpaces: [.init("org.iso.18013.5.1", [.init("family_name")])])
-        let pid = ItemsRequest(docType: "eu.europa.ec.eudi.pid.1", nameSpaces: [.init("eu.europa.ec.eudi.pid.1", [.init("age_over_18")])])
+        let pid = ItemsRequest(
+            docType: "eu.europa.ec.eudi.pid.1", nameSpaces: [.init("eu.europa.ec.eudi.pid.1", [.init("age_over_18")])])
         let info = EmbeddedCBOR(["useCases": [["mandatory": true, "documentSets": [[0, 1]]]]])
         let unsigned = DeviceRequest(
             docRequests: [DocRequest(itemsRequest: mdl), DocRequest(itemsRequest: pid)], version: "1.1",
@@ -108,7 +110,8 @@ struct DeviceRequestTests {
 
     @Test func refusesMalformedRequests() {
         let cases: [CBOR] = [
-            ["version": "1.0"], ["version": "1.0", "docRequests": []], ["version": "2.0", "docRequests": [["itemsRequest": 1]]],
+            ["version": "1.0"], ["version": "1.0", "docRequests": []],
+            ["version": "2.0", "docRequests": [["itemsRequest": 1]]],
             ["version": "1.0", "docRequests": [["itemsRequest": .bytes([0xA0])]]],
             ["version": "1.0", "docRequests": [["itemsRequest": .embedded(EmbeddedCBOR(["docType": 5]))]]],
         ]

@@ -3,8 +3,8 @@ import COSE
 import Foundation
 import ISO18013
 import MdocCrypto
-import Testing
 import TestSupport
+import Testing
 
 /// DeviceResponse, issuer data authentication and mdoc authentication against Annex D
 /// (D.4.1.2, D.5.2, D.5.3). The Annex D certificates have expired: checks use a fixed clock.
@@ -67,7 +67,8 @@ struct DeviceResponseTests {
         #expect(r.documentSigner?.subject.contains("utopia ds") == true)
         // The isomdl IssuerSigned of the same credential verifies too.
         let full = try IssuerSigned(bytes: Vectors.annexD("IssuerSigned"))
-        let fullResult = IssuerDataAuthentication.verify(full, docType: Self.mDL, trustAnchors: [Self.iaca], at: Self.inValidity)
+        let fullResult = IssuerDataAuthentication.verify(
+            full, docType: Self.mDL, trustAnchors: [Self.iaca], at: Self.inValidity)
         #expect(fullResult.isValid, "\(fullResult.failures)")
         #expect(fullResult.elements.count == full.nameSpaces.flatMap(\.items).count)
     }
@@ -76,11 +77,13 @@ struct DeviceResponseTests {
         let doc = try Self.response().documents[0]
         // Expired (MSO validUntil and document signer certificate).
         let later = IssuerDataAuthentication.verify(
-            doc.issuerSigned, docType: Self.mDL, trustAnchors: [Self.iaca], at: RFC3339.date(from: "2026-01-01T00:00:00Z")!)
+            doc.issuerSigned, docType: Self.mDL, trustAnchors: [Self.iaca],
+            at: RFC3339.date(from: "2026-01-01T00:00:00Z")!)
         #expect(!later.isValid)
         #expect(later.failures.contains { $0.contains("expired") })
         // No anchor.
-        let untrusted = IssuerDataAuthentication.verify(doc.issuerSigned, docType: Self.mDL, trustAnchors: [], at: Self.inValidity)
+        let untrusted = IssuerDataAuthentication.verify(
+            doc.issuerSigned, docType: Self.mDL, trustAnchors: [], at: Self.inValidity)
         #expect(untrusted.failures.contains { $0.contains("not trusted") })
         // Wrong docType.
         let wrongType = IssuerDataAuthentication.verify(
@@ -90,8 +93,10 @@ struct DeviceResponseTests {
         var tampered = doc.issuerSigned
         let item = tampered.nameSpaces[0].items[0]
         tampered.nameSpaces[0].items[0] = IssuerSignedItem(
-            digestID: item.digestID, random: item.random, elementIdentifier: item.elementIdentifier, elementValue: "Mallory")
-        let t = IssuerDataAuthentication.verify(tampered, docType: Self.mDL, trustAnchors: [Self.iaca], at: Self.inValidity)
+            digestID: item.digestID, random: item.random, elementIdentifier: item.elementIdentifier,
+            elementValue: "Mallory")
+        let t = IssuerDataAuthentication.verify(
+            tampered, docType: Self.mDL, trustAnchors: [Self.iaca], at: Self.inValidity)
         #expect(!t.isValid)
         #expect(t.elements.filter { !$0.digestMatches }.count == 1)
     }
@@ -105,16 +110,20 @@ struct DeviceResponseTests {
             Issue.record("Annex D uses deviceMac")
             return
         }
-        #expect(COSEMac0.macStructure(protected: mac.protected.bytes, payload: payload) == Vectors.annexD("DeviceAuth_MAC_structure"))
+        #expect(
+            COSEMac0.macStructure(protected: mac.protected.bytes, payload: payload)
+                == Vectors.annexD("DeviceAuth_MAC_structure"))
         // The holder's EMacKey: SDeviceKey with EReaderKey.
         let sDevice = try PrivateKey(curve: .p256, rawPrivateKey: Vectors.annexD("SDeviceKey_private_d"))
         let eReader = try PrivateKey(curve: .p256, rawPrivateKey: Vectors.annexD("EReaderKey_private_d"))
         #expect(try sDevice.sharedSecret(with: eReader.publicKey).bytes == Vectors.annexD("EMacKey_ZAB"))
-        let holderKey = try DeviceAuthentication.eMacKey(privateKey: sDevice, peerKey: eReader.publicKey, transcript: Self.transcript)
+        let holderKey = try DeviceAuthentication.eMacKey(
+            privateKey: sDevice, peerKey: eReader.publicKey, transcript: Self.transcript)
         #expect(holderKey.bytes == Vectors.annexD("EMacKey"))
         // Producing the MAC gives the standard's deviceSigned byte for byte.
         let produced = DeviceAuthentication.mac(
-            transcript: Self.transcript, docType: Self.mDL, nameSpacesBytes: doc.deviceSigned.nameSpacesBytes, eMacKey: holderKey)
+            transcript: Self.transcript, docType: Self.mDL, nameSpacesBytes: doc.deviceSigned.nameSpacesBytes,
+            eMacKey: holderKey)
         #expect(produced == doc.deviceSigned)
         #expect(mac.tag == Vectors.annexD("DeviceMac_tag"))
         // The reader derives the same key from its side and verifies.
@@ -123,24 +132,31 @@ struct DeviceResponseTests {
             privateKey: eReader, peerKey: mso.deviceKey.publicKey(), transcript: Self.transcript)
         #expect(
             DeviceAuthentication.verify(
-                doc.deviceSigned, docType: Self.mDL, transcript: Self.transcript, deviceKey: mso.deviceKey, eMacKey: readerKey)
+                doc.deviceSigned, docType: Self.mDL, transcript: Self.transcript, deviceKey: mso.deviceKey,
+                eMacKey: readerKey)
                 == nil)
         let other = SessionTranscript(handover: ["other"])
         #expect(
             DeviceAuthentication.verify(
-                doc.deviceSigned, docType: Self.mDL, transcript: other, deviceKey: mso.deviceKey, eMacKey: readerKey) != nil)
+                doc.deviceSigned, docType: Self.mDL, transcript: other, deviceKey: mso.deviceKey, eMacKey: readerKey)
+                != nil)
     }
 
     @Test func deviceSignatureRoundTrips() throws {
-        for (curve, alg) in [(Curve.p256, SignatureAlgorithm.es256), (.p384, .es384), (.p521, .es512), (.ed25519, .edDSA)] {
+        for (curve, alg) in [
+            (Curve.p256, SignatureAlgorithm.es256), (.p384, .es384), (.p521, .es512), (.ed25519, .edDSA),
+        ] {
             let key = try PrivateKey.generate(curve)
-            let signed = try DeviceAuthentication.sign(transcript: Self.transcript, docType: Self.mDL, deviceKey: key, algorithm: alg)
+            let signed = try DeviceAuthentication.sign(
+                transcript: Self.transcript, docType: Self.mDL, deviceKey: key, algorithm: alg)
             let coseKey = COSEKey(key.publicKey)
             #expect(
-                DeviceAuthentication.verify(signed, docType: Self.mDL, transcript: Self.transcript, deviceKey: coseKey, eMacKey: nil)
+                DeviceAuthentication.verify(
+                    signed, docType: Self.mDL, transcript: Self.transcript, deviceKey: coseKey, eMacKey: nil)
                     == nil)
             #expect(
-                DeviceAuthentication.verify(signed, docType: "other", transcript: Self.transcript, deviceKey: coseKey, eMacKey: nil)
+                DeviceAuthentication.verify(
+                    signed, docType: "other", transcript: Self.transcript, deviceKey: coseKey, eMacKey: nil)
                     != nil)
         }
     }
@@ -162,7 +178,8 @@ struct DeviceResponseTests {
         let doc = try Self.response().documents[0]
         var withErrors = doc
         withErrors.errors = [("org.iso.18013.5.1", "height", ErrorCode.dataNotReturned)]
-        let response = DeviceResponse(documents: [withErrors], documentErrors: [("org.example.unknown", ErrorCode.dataNotReturned)])
+        let response = DeviceResponse(
+            documents: [withErrors], documentErrors: [("org.example.unknown", ErrorCode.dataNotReturned)])
         let back = try DeviceResponse(bytes: response.encoded)
         #expect(back.documentErrors.map(\.docType) == ["org.example.unknown"])
         #expect(back.documents[0].errors.map(\.element) == ["height"])

@@ -3,8 +3,8 @@ import COSE
 import Foundation
 import ISO18013
 import MdocCrypto
-import Testing
 import TestSupport
+import Testing
 
 /// Online-presentation session transcripts: OpenID4VP 1.0 (Appendix B.2.6) and
 /// ISO/IEC TS 18013-7 Annex B. NEGATIVE vectors are spec-violating forms that a holder must
@@ -30,21 +30,25 @@ struct HandoverTests {
 
     @Test func openID4VPDCAPIHandoverIsTheSpecs() {
         let h = OnlineHandover.openID4VPDCAPI(
-            origin: "https://example.com", nonce: "exc7gBkxjx1rdc9udRrveKvSsJIq80avlXeLHhGwqtA", jwkThumbprint: Self.thumbprint)
+            origin: "https://example.com", nonce: "exc7gBkxjx1rdc9udRrveKvSsJIq80avlXeLHhGwqtA",
+            jwkThumbprint: Self.thumbprint)
         #expect(h.encoded() == Vectors.oid4vp("oid4vp1.0_dcapi_OpenID4VPDCAPIHandover"))
         #expect(SessionTranscript(handover: h).encoded == Vectors.oid4vp("oid4vp1.0_dcapi_SessionTranscript"))
     }
 
     @Test func eudiNullThumbprintHandoverReproducesAndItsTstrFormDoesNot() {
         let inputs = (client: "example.com", nonce: "abcdefgh1234567890", uri: "https://example.com/12345/response")
-        let h = OnlineHandover.openID4VP(clientID: inputs.client, nonce: inputs.nonce, jwkThumbprint: nil, responseURI: inputs.uri)
+        let h = OnlineHandover.openID4VP(
+            clientID: inputs.client, nonce: inputs.nonce, jwkThumbprint: nil, responseURI: inputs.uri)
         #expect(h.encoded() == Vectors.oid4vp("eudi_android_oid4vp1.0_handover_null_thumbprint"))
         #expect(
-            SessionTranscript(handover: h).encoded == Vectors.oid4vp("eudi_android_oid4vp1.0_sessiontranscript_null_thumbprint"))
+            SessionTranscript(handover: h).encoded
+                == Vectors.oid4vp("eudi_android_oid4vp1.0_sessiontranscript_null_thumbprint"))
         // NEGATIVE: the EUDI vector encodes the thumbprint as a base64url text string. Ours
         // (a bstr of the raw digest, as OpenID4VP 1.0 says) must not equal it.
         let raw = Base64URL.decode("h71LdVmq7J0bIxzn-HYE9dBzj5Tmu-qJ5Ocfnvp3pqQ")!
-        let ours = OnlineHandover.openID4VP(clientID: inputs.client, nonce: inputs.nonce, jwkThumbprint: raw, responseURI: inputs.uri)
+        let ours = OnlineHandover.openID4VP(
+            clientID: inputs.client, nonce: inputs.nonce, jwkThumbprint: raw, responseURI: inputs.uri)
         #expect(ours.encoded() != Vectors.oid4vp("NEGATIVE_eudi_android_handover_thumbprint_as_tstr"))
         #expect(ours.encoded() == Vectors.oid4vp("derived_eudi_android_handover_thumbprint_as_bstr"))
     }
@@ -77,7 +81,8 @@ struct HandoverTests {
         let transcript = try SessionTranscript(bytes: Vectors.oid4vp("iso18013-7_annexB_SessionTranscript"))
         let mso = try #require(issuer.mso)
         #expect(
-            DeviceAuthentication.verify(doc.deviceSigned, docType: doc.docType, transcript: transcript, deviceKey: mso.deviceKey, eMacKey: nil)
+            DeviceAuthentication.verify(
+                doc.deviceSigned, docType: doc.docType, transcript: transcript, deviceKey: mso.deviceKey, eMacKey: nil)
                 == nil)
         // The same signature against the OpenID4VP 1.0 transcript must fail.
         let wrong = SessionTranscript(
@@ -85,7 +90,8 @@ struct HandoverTests {
                 clientID: "example.com", nonce: "abcdefgh1234567890", jwkThumbprint: nil,
                 responseURI: "https://example.com/12345/response"))
         #expect(
-            DeviceAuthentication.verify(doc.deviceSigned, docType: doc.docType, transcript: wrong, deviceKey: mso.deviceKey, eMacKey: nil)
+            DeviceAuthentication.verify(
+                doc.deviceSigned, docType: doc.docType, transcript: wrong, deviceKey: mso.deviceKey, eMacKey: nil)
                 != nil)
     }
 }

@@ -2,8 +2,8 @@ import CBOR
 import COSE
 import ISO18013
 import MdocCrypto
-import Testing
 import TestSupport
+import Testing
 
 /// Session key derivation and encryption against Annex D (D.5.1), byte for byte.
 struct SessionEncryptionTests {
@@ -21,7 +21,9 @@ struct SessionEncryptionTests {
         let engagement = try DeviceEngagement(bytes: Vectors.annexD("DeviceEngagement_NFC"))
         let establishment = try SessionEstablishment(bytes: Vectors.annexD("SessionEstablishment"))
         #expect(establishment.eReaderKeyBytes.taggedEncoding == Vectors.annexD("EReaderKeyBytes"))
-        let handover: CBOR = [.bytes(Vectors.annexD("NFC_HandoverSelect")), .bytes(Vectors.annexD("NFC_HandoverRequest"))]
+        let handover: CBOR = [
+            .bytes(Vectors.annexD("NFC_HandoverSelect")), .bytes(Vectors.annexD("NFC_HandoverRequest")),
+        ]
         let t = SessionTranscript(
             deviceEngagement: engagement, eReaderKeyBytes: establishment.eReaderKeyBytes, handover: handover)
         #expect(t.taggedBytes == Self.transcriptBytes)
@@ -35,7 +37,8 @@ struct SessionEncryptionTests {
         #expect(
             try device.sharedSecret(with: reader.publicKey).bytes
                 == Vectors.annexD("ZAB_shared_secret_EDeviceKey_EReaderKey"))
-        let (skReader, skDevice) = try SessionEncryption.deriveKeys(privateKey: device, peerKey: reader.publicKey, transcript: t)
+        let (skReader, skDevice) = try SessionEncryption.deriveKeys(
+            privateKey: device, peerKey: reader.publicKey, transcript: t)
         #expect(skReader.bytes == Vectors.annexD("SKReader"))
         // SKDevice is marked derived in the vector file: a cross-check, confirmed below by
         // decrypting the standard's SessionData with it.
@@ -115,6 +118,8 @@ struct SessionEncryptionTests {
     @Test func theBLEIdentOfTheAnnexDKey() throws {
         // Derived (not a published Annex D value): same construction as the standard's.
         let e = try DeviceEngagement(bytes: Vectors.annexD("DeviceEngagement"))
-        #expect(try BLEIdent.compute(eDeviceKeyBytes: e.eDeviceKeyBytes) == Vectors.annexD("BLEIdent_for_Annex_D_EDeviceKeyBytes"))
+        #expect(
+            try BLEIdent.compute(eDeviceKeyBytes: e.eDeviceKeyBytes)
+                == Vectors.annexD("BLEIdent_for_Annex_D_EDeviceKeyBytes"))
     }
 }

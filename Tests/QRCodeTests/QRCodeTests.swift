@@ -3,7 +3,8 @@ import Testing
 
 struct QRCodeTests {
     @Test func encodesAnMdocURIWithFinderPatterns() throws {
-        let qr = try QRCode(text: "mdoc:owBjMS4wAYIB2BhYS6QBAiABIVggWojRgrzl9C76WZQ_MzWdLoqWj_KJ2T5fpES2JDQxZ_4iWCCxbozo")
+        let qr = try QRCode(
+            text: "mdoc:owBjMS4wAYIB2BhYS6QBAiABIVggWojRgrzl9C76WZQ_MzWdLoqWj_KJ2T5fpES2JDQxZ_4iWCCxbozo")
         #expect(qr.size >= 21 && (qr.size - 17) % 4 == 0)
         // Finder pattern: a dark 7x7 ring with a dark 3x3 centre, at three corners.
         for (r, c) in [(0, 0), (0, qr.size - 7), (qr.size - 7, 0)] {

@@ -3,7 +3,7 @@
 # Usage: Tests/Support/install-deps.sh [build|test]
 set -euo pipefail
 kind=${1:-build}
-packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev)
+packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libsqlite3-dev)
 if [ "$kind" = test ]; then
   packages+=(python3 python3-venv)
 fi

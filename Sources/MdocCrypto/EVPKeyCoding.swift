@@ -1,0 +1,99 @@
+internal import COpenSSL
+
+/// Conversions between OpenSSL `EVP_PKEY` objects and bytes, shared by the key classes.
+enum EVPKeyCoding {
+    /// A key built by `EVP_PKEY_fromdata` from parameters added by `build`. Octet buffers that
+    /// `build` borrows must stay alive until this returns. `nil` (with the error queue cleared)
+    /// if OpenSSL rejects the parameters.
+    static func fromData(keyType: String, selection: Int32, build: (OSSLParamList) -> Void) -> OpaquePointer? {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, keyType, nil) else {
+            clearOpenSSLErrors()
+            return nil
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_fromdata_init(context) == 1 else {
+            clearOpenSSLErrors()
+            return nil
+        }
+        let params = OSSLParamList()
+        build(params)
+        var pkey: OpaquePointer?
+        let ok = params.withParams { EVP_PKEY_fromdata(context, &pkey, selection, $0) }
+        guard ok == 1, let pkey else {
+            EVP_PKEY_free(pkey)
+            clearOpenSSLErrors()
+            return nil
+        }
+        return pkey
+    }
+
+    /// Runs OpenSSL's public key check (on-curve, in range, correct order for EC).
+    static func publicKeyIsValid(_ pkey: OpaquePointer) -> Bool {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+            clearOpenSSLErrors()
+            return false
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        let ok = EVP_PKEY_public_check(context) == 1
+        if !ok { clearOpenSSLErrors() }
+        return ok
+    }
+
+    /// Runs OpenSSL's private/public pairwise consistency check. Key types whose check OpenSSL
+    /// does not implement (result -2) pass.
+    static func keyPairIsConsistent(_ pkey: OpaquePointer) -> Bool {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+            clearOpenSSLErrors()
+            return false
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        let result = EVP_PKEY_pairwise_check(context)
+        clearOpenSSLErrors()
+        return result == 1 || result == -2
+    }
+
+    /// The DER SubjectPublicKeyInfo of a key (its public part if it is a private key).
+    static func subjectPublicKeyInfo(_ pkey: OpaquePointer) throws(CryptoError) -> [UInt8] {
+        let length = i2d_PUBKEY(pkey, nil)
+        guard length > 0 else { throw .fromOpenSSL("i2d_PUBKEY") }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor = buffer.baseAddress
+            return i2d_PUBKEY(pkey, &cursor)
+        }
+        guard written == length else { throw .fromOpenSSL("i2d_PUBKEY") }
+        return der
+    }
+
+    /// Parses a DER SubjectPublicKeyInfo, requiring that it spans all of `der`.
+    static func parseSubjectPublicKeyInfo(_ der: [UInt8]) throws(CryptoError) -> OpaquePointer {
+        let parsed = der.withUnsafeBufferPointer { buffer -> (OpaquePointer?, Int) in
+            var cursor = buffer.baseAddress
+            let pkey = d2i_PUBKEY(nil, &cursor, buffer.count)
+            let consumed = pkey == nil ? 0 : cursor! - buffer.baseAddress!
+            return (pkey, consumed)
+        }
+        guard let pkey = parsed.0 else {
+            throw .invalidKey("not a DER SubjectPublicKeyInfo (\(drainOpenSSLErrors()))")
+        }
+        guard parsed.1 == der.count else {
+            EVP_PKEY_free(pkey)
+            throw .invalidKey("\(der.count - parsed.1) bytes follow the SubjectPublicKeyInfo")
+        }
+        return pkey
+    }
+
+    /// A big-endian unsigned integer parameter of a key, left-padded to `size` bytes.
+    static func unsignedParameter(_ name: String, of pkey: OpaquePointer, size: Int) throws(CryptoError) -> [UInt8] {
+        var bn: OpaquePointer?
+        guard EVP_PKEY_get_bn_param(pkey, name, &bn) == 1, let bn else {
+            throw .fromOpenSSL("EVP_PKEY_get_bn_param(\(name))")
+        }
+        defer { BN_free(bn) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        guard BN_bn2binpad(bn, &bytes, Int32(size)) == Int32(size) else {
+            throw .invalidKey("key parameter \(name) is longer than \(size) bytes")
+        }
+        return bytes
+    }
+}
