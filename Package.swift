@@ -30,8 +30,8 @@ let package = Package(
         // Protocol layers (pure Swift).
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
         .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE"]),
-        .target(name: "Consent", dependencies: ["ISO18013"]),
-        .target(name: "Presentation", dependencies: ["ISO18013", "Consent"]),
+        .target(name: "Consent", dependencies: ["MdocCrypto"]),
+        .target(name: "Presentation", dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent"]),
         .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent"]),
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
 

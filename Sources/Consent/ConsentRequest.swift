@@ -113,11 +113,14 @@ public struct ConsentRequest: Sendable, Codable, Hashable {
     /// Who asks (for several documents: the first one's requester).
     public var requester: Requester
     public var documents: [DocumentRequest]
+    /// A warning the front-end must show before anything else (an untrusted reader, ...).
+    public var warning: String?
 
-    public init(channel: PresentationChannel, requester: Requester, documents: [DocumentRequest]) {
+    public init(channel: PresentationChannel, requester: Requester, documents: [DocumentRequest], warning: String? = nil) {
         self.channel = channel
         self.requester = requester
         self.documents = documents
+        self.warning = warning
     }
 }
 

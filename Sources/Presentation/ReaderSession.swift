@@ -1,0 +1,110 @@
+import CBOR
+import COSE
+import Foundation
+import ISO18013
+import MdocCrypto
+
+/// Reader authentication material: the key and its certificate chain (leaf first).
+public struct ReaderIdentity: Sendable {
+    public let key: PrivateKey
+    public let chain: [Certificate]
+    public init(key: PrivateKey, chain: [Certificate]) {
+        self.key = key
+        self.chain = chain
+    }
+}
+
+/// What came back from the holder.
+public enum ReaderEvent: Sendable {
+    /// A DeviceResponse, verified. `ended` is true when the holder also ended the session.
+    case response(VerifiedResponse, raw: [UInt8], ended: Bool)
+    /// The holder ended the session with this status and no response.
+    case ended(status: UInt64)
+}
+
+/// The reader side of one ISO 18013-5 session, without I/O: from the holder's engagement it
+/// makes the SessionEstablishment (optionally with reader authentication), then decrypts
+/// and fully verifies each DeviceResponse.
+public struct ReaderSession: Sendable {
+    public let engagement: DeviceEngagement
+    public let transcript: SessionTranscript
+    /// The reader's ephemeral key (EReaderKey); it also derives EMacKey to check deviceMac.
+    public let eReaderKey: PrivateKey
+    private var encryption: SessionEncryption
+    private let identity: ReaderIdentity?
+    private let trustAnchors: [Certificate]
+
+    /// - Parameters:
+    ///   - trustAnchors: IACA roots that issuers must chain to.
+    ///   - identity: reader authentication key and chain; nil for an unauthenticated request.
+    public init(
+        engagement: DeviceEngagement, trustAnchors: [Certificate], identity: ReaderIdentity? = nil,
+        handover: CBOR = .null
+    ) throws(ISO18013Error) {
+        self.engagement = engagement
+        self.trustAnchors = trustAnchors
+        self.identity = identity
+        do {
+            eReaderKey = try PrivateKey.generate(engagement.eDeviceKey.curve)
+        } catch {
+            throw .crypto(error)
+        }
+        let eReaderKeyBytes = EmbeddedCBOR(COSEKey(eReaderKey.publicKey).cbor)
+        transcript = SessionTranscript(deviceEngagement: engagement, eReaderKeyBytes: eReaderKeyBytes, handover: handover)
+        let deviceKey: PublicKey
+        do {
+            deviceKey = try engagement.eDeviceKey.publicKey()
+        } catch {
+            throw .cose(structure: "EDeviceKey", error)
+        }
+        encryption = try SessionEncryption(role: .reader, privateKey: eReaderKey, peerKey: deviceKey, transcript: transcript)
+        self.eReaderKeyBytes = eReaderKeyBytes
+    }
+
+    private let eReaderKeyBytes: EmbeddedCBOR
+
+    /// The DeviceRequest for these ItemsRequests, each signed when an identity is set.
+    public func deviceRequest(_ items: [ItemsRequest]) throws(ISO18013Error) -> DeviceRequest {
+        var docs: [DocRequest] = []
+        for item in items {
+            let unsigned = DocRequest(itemsRequest: item)
+            guard let identity else {
+                docs.append(unsigned)
+                continue
+            }
+            guard let algorithm = SignatureAlgorithm.forSigning(with: identity.key.curve) else {
+                throw .invalid(structure: "reader key", reason: "a \(identity.key.curve.rawValue) key cannot sign")
+            }
+            let auth = try ReaderAuthentication.sign(
+                transcript: transcript, itemsRequestBytes: unsigned.itemsRequestBytes, key: identity.key,
+                algorithm: algorithm, certificateChain: identity.chain)
+            docs.append(try DocRequest(itemsRequestBytes: unsigned.itemsRequestBytes, readerAuth: auth))
+        }
+        return DeviceRequest(docRequests: docs)
+    }
+
+    /// The first message: SessionEstablishment carrying the encrypted DeviceRequest.
+    public mutating func establishment(requesting items: [ItemsRequest]) throws(ISO18013Error) -> [UInt8] {
+        let request = try deviceRequest(items)
+        return SessionEstablishment(eReaderKey: COSEKey(eReaderKey.publicKey), data: try encryption.encrypt(request.encoded))
+            .encoded
+    }
+
+    /// A further request in the same session.
+    public mutating func request(_ items: [ItemsRequest]) throws(ISO18013Error) -> [UInt8] {
+        SessionData(data: try encryption.encrypt(deviceRequest(items).encoded)).encoded
+    }
+
+    /// SessionData status 20: the reader ends the session.
+    public func termination() -> [UInt8] { SessionData(status: .sessionTermination).encoded }
+
+    /// A complete message from the holder.
+    public mutating func receive(_ message: [UInt8], at time: Date = Date()) throws(ISO18013Error) -> ReaderEvent {
+        let data = try SessionData(bytes: message)
+        guard let ciphertext = data.data else { return .ended(status: data.status ?? 0) }
+        let plaintext = try encryption.decrypt(ciphertext)
+        let verified = try ResponseVerifier.verify(
+            plaintext, transcript: transcript, trustAnchors: trustAnchors, eReaderKey: eReaderKey, at: time)
+        return .response(verified, raw: plaintext, ended: data.knownStatus == .sessionTermination)
+    }
+}

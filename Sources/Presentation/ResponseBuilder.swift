@@ -1,0 +1,97 @@
+import COSE
+import Consent
+import ISO18013
+import MdocCrypto
+
+/// Builds the DeviceResponse for a request and the user's decision: only approved elements,
+/// issued bytes unchanged, element errors for what was requested and not returned,
+/// documentErrors for documents not returned, deviceSigned per document.
+struct ResponseBuilder {
+    let transcript: SessionTranscript
+    let eReaderKey: COSEKey?
+    let deviceAuth: DeviceAuthMode
+
+    func build(_ request: PendingRequest, decision: ConsentDecision) -> (DeviceResponse, [PresentationRecord]) {
+        var documents: [Document] = []
+        var documentErrors: [(docType: String, code: Int)] = []
+        var records: [PresentationRecord] = []
+        for doc in request.docs {
+            let docType = doc.docRequest.itemsRequest.docType
+            func notReturned(_ outcome: PresentationRecord.Outcome) {
+                documentErrors.append((docType, ErrorCode.dataNotReturned))
+                records.append(PresentationRecord(requester: doc.requester, docType: docType, elementsSent: [], outcome: outcome))
+            }
+            if let refusal = doc.refusal {
+                notReturned(.notReturned(reason: refusal))
+                continue
+            }
+            guard let credential = doc.credential else {
+                notReturned(.notReturned(reason: "no credential of this doc type"))
+                continue
+            }
+            let requested = doc.docRequest.itemsRequest.requestedElements.map { ElementID($0.nameSpace, $0.element.identifier) }
+            let available = credential.elements
+            let approved = decision.approved(for: docType).intersection(requested).intersection(available)
+            guard !approved.isEmpty else {
+                notReturned(.declined)
+                continue
+            }
+            var byNameSpace: [String: Set<String>] = [:]
+            for id in approved { byNameSpace[id.nameSpace, default: []].insert(id.identifier) }
+            let deviceSigned: DeviceSigned
+            do {
+                deviceSigned = try sign(credential: credential, docType: docType)
+            } catch {
+                notReturned(.notReturned(reason: "device authentication failed: \(error)"))
+                continue
+            }
+            var seen = Set<ElementID>()
+            let errors = requested.filter { !approved.contains($0) && seen.insert($0).inserted }.map {
+                (nameSpace: $0.nameSpace, element: $0.identifier, code: ErrorCode.dataNotReturned)
+            }
+            documents.append(
+                Document(
+                    docType: docType, issuerSigned: credential.issuerSigned.disclosing(byNameSpace),
+                    deviceSigned: deviceSigned, errors: errors))
+            records.append(
+                PresentationRecord(
+                    requester: doc.requester, docType: docType, elementsSent: approved.sorted(), outcome: .sent))
+        }
+        return (DeviceResponse(documents: documents, documentErrors: documentErrors), records)
+    }
+
+    /// deviceMac when asked for (or when the key cannot sign) and the reader key shares the
+    /// device key's curve; deviceSignature otherwise.
+    private func sign(credential: PresentableCredential, docType: String) throws(ISO18013Error) -> DeviceSigned {
+        let key = credential.deviceKey
+        let canMac = key.curve.supportsKeyAgreement && eReaderKey?.curve == key.curve
+        if canMac && (deviceAuth == .mac || !key.curve.supportsSigning) {
+            let readerKey: PublicKey
+            do {
+                readerKey = try eReaderKey!.publicKey()
+            } catch {
+                throw .cose(structure: "EReaderKey", error)
+            }
+            let eMacKey = try DeviceAuthentication.eMacKey(privateKey: key, peerKey: readerKey, transcript: transcript)
+            return DeviceAuthentication.mac(transcript: transcript, docType: docType, eMacKey: eMacKey)
+        }
+        guard key.curve.supportsSigning, let algorithm = SignatureAlgorithm.forSigning(with: key.curve) else {
+            throw .invalid(structure: "device key", reason: "a \(key.curve.rawValue) key cannot sign and the reader key is on another curve")
+        }
+        return try DeviceAuthentication.sign(
+            transcript: transcript, docType: docType, deviceKey: key, algorithm: algorithm)
+    }
+}
+
+extension SignatureAlgorithm {
+    /// The COSE algorithm that fits a signing key's curve.
+    public static func forSigning(with curve: Curve) -> SignatureAlgorithm? {
+        switch curve {
+        case .p256, .brainpoolP256r1: return .es256
+        case .p384, .brainpoolP320r1, .brainpoolP384r1: return .es384
+        case .p521, .brainpoolP512r1: return .es512
+        case .ed25519, .ed448: return .edDSA
+        case .x25519, .x448: return nil
+        }
+    }
+}
