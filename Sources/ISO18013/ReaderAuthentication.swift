@@ -19,6 +19,8 @@ public struct ReaderAuthenticationResult: Sendable {
 
     public var status: Status
     public var readerCertificate: Certificate?
+    /// The whole x5chain, leaf first (empty when absent or unparseable).
+    public var chain: [Certificate] = []
     /// The configured root the chain ended at, when trusted.
     public var trustAnchor: Certificate?
     public var failure: String?
@@ -106,6 +108,14 @@ public enum ReaderAuthentication {
         } catch {
             return .init(status: .invalid, failure: "reader certificate does not parse: \(error)")
         }
+        var result = verifyParsed(readerAuth, chain: chain, payloads: payloads, trustAnchors: trustAnchors, at: time)
+        result.chain = chain
+        return result
+    }
+
+    private static func verifyParsed(
+        _ readerAuth: COSESign1, chain: [Certificate], payloads: [[UInt8]], trustAnchors: [Certificate], at time: Date
+    ) -> ReaderAuthenticationResult {
         let leaf = chain[0]
         do {
             let key = try leaf.publicKey

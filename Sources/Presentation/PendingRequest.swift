@@ -68,7 +68,7 @@ struct PendingRequest: Sendable {
 extension Requester {
     /// The requester as reader authentication describes it.
     init(_ auth: ReaderAuthenticationResult) {
-        let chain = auth.readerCertificate.map { [$0.der] } ?? []
+        let chain = auth.chain.map(\.der)
         let subject = auth.readerSubject
         let name = subject.flatMap(Self.commonName) ?? subject ?? "unauthenticated reader"
         switch auth.status {

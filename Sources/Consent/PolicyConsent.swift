@@ -1,0 +1,172 @@
+import Foundation
+import MdocCrypto
+
+/// Why a policy file could not be used.
+public enum PolicyError: Error, Sendable, Equatable, CustomStringConvertible {
+    case syntax(line: Int, String)
+    case invalidRule(line: Int, String)
+    case unreadable(path: String, String)
+
+    public var description: String {
+        switch self {
+        case .syntax(let line, let s): return "policy file line \(line): \(s)"
+        case .invalidRule(let line, let s): return "policy rule at line \(line): \(s)"
+        case .unreadable(let path, let s): return "cannot read policy file \(path): \(s)"
+        }
+    }
+}
+
+/// One policy rule: which readers, which doc type, which elements.
+public struct PolicyRule: Sendable {
+    public enum ReaderMatch: Sendable {
+        /// A reader trusted by the configured reader roots.
+        case trusted
+        /// Any reader, authenticated or not.
+        case any
+        /// A reader whose valid signature and certificate chain lead to this anchor.
+        case anchor(Certificate, path: String)
+    }
+
+    public enum Allow: Sendable, Equatable {
+        case all
+        case elements(Set<ElementID>)
+    }
+
+    public var reader: ReaderMatch
+    /// A doc type, or "*" for any.
+    public var docType: String
+    public var allow: Allow
+    public var line: Int
+}
+
+/// Kiosk consent: ordered rules from a TOML file, first match wins per document, no match
+/// declines. See docs/kiosk-policy.md.
+public struct PolicyConsent: ConsentPrompt {
+    public let rules: [PolicyRule]
+    private let now: @Sendable () -> Date
+
+    public init(rules: [PolicyRule], now: @escaping @Sendable () -> Date = { Date() }) {
+        self.rules = rules
+        self.now = now
+    }
+
+    /// Reads a policy file; `anchor:` paths are relative to the file's directory.
+    public init(path: String, now: @escaping @Sendable () -> Date = { Date() }) throws(PolicyError) {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw .unreadable(path: path, "\(error.localizedDescription)")
+        }
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try self.init(text: text, baseDirectory: base, now: now)
+    }
+
+    public init(text: String, baseDirectory: URL, now: @escaping @Sendable () -> Date = { Date() }) throws(PolicyError) {
+        var rules: [PolicyRule] = []
+        for table in try PolicyFileParser.parse(text) {
+            rules.append(try Self.rule(table, baseDirectory: baseDirectory))
+        }
+        self.init(rules: rules, now: now)
+    }
+
+    private static func rule(_ table: PolicyFileParser.Table, baseDirectory: URL) throws(PolicyError) -> PolicyRule {
+        var reader: PolicyRule.ReaderMatch?
+        var docType: String?
+        var allow: PolicyRule.Allow?
+        for (key, value, line) in table.entries {
+            switch (key, value) {
+            case ("reader", .string(let r)):
+                if r == "trusted" {
+                    reader = .trusted
+                } else if r == "any" {
+                    reader = .any
+                } else if r.hasPrefix("anchor:") {
+                    let path = String(r.dropFirst("anchor:".count))
+                    let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : baseDirectory.appendingPathComponent(path)
+                    guard let pem = try? String(contentsOf: url, encoding: .utf8) else {
+                        throw .invalidRule(line: line, "cannot read the anchor certificate \(url.path)")
+                    }
+                    guard let cert = (try? Certificate.parsePEM(pem))?.first else {
+                        throw .invalidRule(line: line, "\(url.path) holds no PEM certificate")
+                    }
+                    reader = .anchor(cert, path: url.path)
+                } else {
+                    throw .invalidRule(line: line, "reader must be \"trusted\", \"any\" or \"anchor:<path>\", not \"\(r)\"")
+                }
+            case ("doctype", .string(let d)):
+                guard !d.isEmpty else { throw .invalidRule(line: line, "doctype is empty") }
+                docType = d
+            case ("allow", .strings(let items)):
+                if items == ["*"] {
+                    allow = .all
+                } else {
+                    var ids = Set<ElementID>()
+                    for item in items {
+                        guard let colon = item.lastIndex(of: ":"), colon != item.startIndex,
+                            item.index(after: colon) != item.endIndex
+                        else {
+                            throw .invalidRule(line: line, "allow entries are \"namespace:element\" or \"*\", not \"\(item)\"")
+                        }
+                        ids.insert(ElementID(String(item[..<colon]), String(item[item.index(after: colon)...])))
+                    }
+                    allow = .elements(ids)
+                }
+            case ("reader", _), ("doctype", _):
+                throw .invalidRule(line: line, "\(key) must be a string")
+            case ("allow", _):
+                throw .invalidRule(line: line, "allow must be an array of strings")
+            default:
+                throw .invalidRule(line: line, "unknown key \(key) (a rule has reader, doctype and allow)")
+            }
+        }
+        guard let reader else { throw .invalidRule(line: table.line, "missing reader") }
+        guard let docType else { throw .invalidRule(line: table.line, "missing doctype") }
+        guard let allow else { throw .invalidRule(line: table.line, "missing allow") }
+        return PolicyRule(reader: reader, docType: docType, allow: allow, line: table.line)
+    }
+
+    public func decide(_ request: ConsentRequest) async -> ConsentDecision {
+        decideNow(request)
+    }
+
+    /// The decision, synchronously (the policy never waits for anyone).
+    public func decideNow(_ request: ConsentRequest) -> ConsentDecision {
+        var approved: [String: Set<ElementID>] = [:]
+        for doc in request.documents where doc.credentialID != nil {
+            guard let rule = rules.first(where: { matches($0, doc) }) else { continue }
+            let offered = doc.elements.filter(\.available).map(\.id)
+            let granted: Set<ElementID>
+            switch rule.allow {
+            case .all: granted = Set(offered)
+            case .elements(let ids): granted = Set(offered).intersection(ids)
+            }
+            if !granted.isEmpty { approved[doc.docType] = granted }
+        }
+        return approved.isEmpty ? .decline : .approve(approved)
+    }
+
+    /// The first rule that matches a document, for logs and tests.
+    public func matchingRule(_ doc: DocumentRequest) -> PolicyRule? { rules.first { matches($0, doc) } }
+
+    private func matches(_ rule: PolicyRule, _ doc: DocumentRequest) -> Bool {
+        guard rule.docType == "*" || rule.docType == doc.docType else { return false }
+        switch rule.reader {
+        case .any:
+            return true
+        case .trusted:
+            return doc.requester.authentication.isTrusted
+        case .anchor(let anchor, _):
+            // The signature must have verified (trusted or merely untrusted), and the chain
+            // must lead to this anchor now.
+            switch doc.requester.authentication {
+            case .trusted, .untrusted: break
+            case .unauthenticated, .invalid: return false
+            }
+            guard let chain = try? doc.requester.certificateChain.map({ (der) throws(CryptoError) in try Certificate(der: der) }),
+                !chain.isEmpty
+            else { return false }
+            return CertificateChainValidator.validate(chain: chain, anchors: [anchor], at: now()).isValid
+        }
+    }
+}

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct MdocReaderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mdoc-reader",
+        abstract: "An ISO/IEC 18013-5 mdoc reader: verifies what holders present.",
+        subcommands: [VerifyCommand.self])
+}

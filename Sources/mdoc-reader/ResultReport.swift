@@ -1,0 +1,68 @@
+import CBOR
+import Foundation
+import Presentation
+
+/// How the reader shows a verified response: text for people, JSON for programs.
+struct ResultReport: Encodable {
+    struct Element: Encodable {
+        var nameSpace: String
+        var identifier: String
+        var value: String
+        var digestMatches: Bool
+    }
+
+    struct Document: Encodable {
+        var docType: String
+        var valid: Bool
+        var documentSigner: String?
+        var trustedBy: String?
+        var deviceAuthentication: String
+        var elements: [Element]
+        var notReturned: [String]
+        var failures: [String]
+    }
+
+    var valid: Bool
+    var status: UInt64
+    var documents: [Document]
+    var documentErrors: [String]
+
+    init(_ r: VerifiedResponse) {
+        valid = r.isValid
+        status = r.status
+        documentErrors = r.documentErrors.map { "\($0.docType) (error \($0.code))" }
+        documents = r.documents.map { d in
+            Document(
+                docType: d.docType, valid: d.isValid, documentSigner: d.issuer.documentSigner?.subject,
+                trustedBy: d.issuer.trustAnchor?.subject,
+                deviceAuthentication: d.deviceAuthFailure == nil ? "\(d.deviceAuthKind) verified" : "\(d.deviceAuthKind) FAILED",
+                elements: d.elements.map {
+                    Element(
+                        nameSpace: $0.id.nameSpace, identifier: $0.id.identifier, value: $0.value.diagnostic(maxBytes: 16),
+                        digestMatches: $0.digestMatches)
+                }, notReturned: d.notReturned.map { "\($0.id) (error \($0.code))" }, failures: d.failures)
+        }
+    }
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    func text() -> String {
+        var out = "DeviceResponse status \(status): \(valid ? "VALID" : "NOT VALID")\n"
+        for d in documents {
+            out += "\n\(d.docType): \(d.valid ? "valid" : "NOT VALID")\n"
+            if let s = d.documentSigner { out += "  issued by \(s)" + (d.trustedBy.map { ", trusted by \($0)" } ?? "") + "\n" }
+            out += "  \(d.deviceAuthentication)\n"
+            for e in d.elements {
+                out += "  \(e.nameSpace):\(e.identifier) = \(e.value)\(e.digestMatches ? "" : "  [DIGEST MISMATCH]")\n"
+            }
+            for n in d.notReturned { out += "  not returned: \(n)\n" }
+            for f in d.failures { out += "  problem: \(f)\n" }
+        }
+        for e in documentErrors { out += "\nnot returned: \(e)\n" }
+        return out
+    }
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import CBOR
+import Foundation
+import ISO18013
+import MdocCrypto
+import Presentation
+
+/// Verifies a captured DeviceResponse offline.
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Verify a captured DeviceResponse: issuer signature and chain, digests, validity, device authentication.",
+        discussion: "Exits 0 when every document verifies, 1 when something does not, 2 on bad input.")
+
+    @Argument(help: "The DeviceResponse: CBOR, or its hex or base64url text.")
+    var file: String
+
+    @Option(help: "The SessionTranscript (CBOR, tagged or not, or hex/base64url text).")
+    var transcript: String
+
+    @Option(name: .customLong("trust-anchor"), help: "IACA certificate(s) (PEM) the document signer must chain to. Repeatable.")
+    var trustAnchors: [String] = []
+
+    @Option(help: "Verification time (RFC 3339), default now.")
+    var at: String?
+
+    @Option(name: .customLong("reader-key"), help: "The reader's ephemeral private key (PEM): needed to check deviceMac.")
+    var readerKey: String?
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func run() throws {
+        do {
+            let response = try InputFile.bytes(file, what: "DeviceResponse")
+            let transcript = try SessionTranscript(bytes: InputFile.bytes(self.transcript, what: "SessionTranscript"))
+            guard !trustAnchors.isEmpty else { throw ReaderCLIError("give at least one --trust-anchor (the IACA certificate)") }
+            var anchors: [Certificate] = []
+            for path in trustAnchors { anchors += try InputFile.certificates(path) }
+            var time = Date()
+            if let at {
+                guard let t = RFC3339.date(from: at) else { throw ReaderCLIError("--at \(at) is not an RFC 3339 date-time") }
+                time = t
+            }
+            let key = try readerKey.map { try PrivateKey(pem: InputFile.text($0)) }
+            let verified = try ResponseVerifier.verify(
+                response, transcript: transcript, trustAnchors: anchors, eReaderKey: key, at: time)
+            if json {
+                print(try ResultReport(verified).json())
+            } else {
+                print(ResultReport(verified).text())
+            }
+            if !verified.isValid { throw ExitCode(1) }
+        } catch let e as ExitCode {
+            throw e
+        } catch {
+            FileHandle.standardError.write(Data("mdoc-reader: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+}
+
+struct ReaderCLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// Reads the files the reader commands take.
+enum InputFile {
+    static func text(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ReaderCLIError("cannot read \(path)") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Binary CBOR as is; text files holding hex or base64url are decoded.
+    static func bytes(_ path: String, what: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ReaderCLIError("cannot read \(what) file \(path)") }
+        let raw = [UInt8](data)
+        if (try? CBOR.decode(raw)) != nil { return raw }
+        let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.count % 2 == 0, text.allSatisfy(\.isHexDigit) {
+            var out: [UInt8] = []
+            var i = text.startIndex
+            while i < text.endIndex {
+                let j = text.index(i, offsetBy: 2)
+                out.append(UInt8(text[i..<j], radix: 16)!)
+                i = j
+            }
+            return out
+        }
+        if let decoded = Base64URL.decode(text) { return decoded }
+        throw ReaderCLIError("\(path) holds neither CBOR nor hex or base64url text of the \(what)")
+    }
+
+    static func certificates(_ path: String) throws -> [Certificate] {
+        let certs = try Certificate.parsePEM(text(path))
+        guard !certs.isEmpty else { throw ReaderCLIError("\(path) holds no PEM certificate") }
+        return certs
+    }
+}
