@@ -4,13 +4,14 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PREFIX ?= /usr/local
 
-.PHONY: deps test-deps build test demo bench fuzz format lint clean
+.PHONY: deps test-deps build test demo bench fuzz fixtures format lint clean
 
 deps:
 	Tests/Support/install-deps.sh build
 
 test-deps:
 	Tests/Support/install-deps.sh test
+	Tests/Support/python-venv.sh
 
 build: deps
 	$(SWIFT) build
@@ -33,6 +34,10 @@ bench: deps
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	Tests/Support/fuzz.sh $(FUZZ_SECONDS)
+
+# Remakes the committed test PKI, sample mDL and device key under Fixtures/ (test-only keys).
+fixtures: deps
+	Tests/Support/make-fixtures.sh
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift

@@ -246,9 +246,11 @@ private final class StreamingBuilder {
         // Each member takes at least one byte: a count the rest of the input cannot hold is
         // refused before anything is reserved for it.
         let available = buffer.count - offset - headLength(buffer[offset])
-        guard declared <= available / perItem else {
+        // libcbor hands over a size_t: counts of 2^63 and more arrive here negative.
+        guard declared >= 0, declared <= available / perItem else {
             return fail(
-                .declaredLengthExceedsInput(offset: offset, declared: UInt64(declared), available: max(0, available)))
+                .declaredLengthExceedsInput(
+                    offset: offset, declared: UInt64(bitPattern: Int64(declared)), available: max(0, available)))
         }
         open(kind, count: declared)
     }
@@ -315,9 +317,7 @@ private final class StreamingBuilder {
         c.string_start = { ctx in StreamingBuilder.from(ctx).open(.indefiniteText, count: nil) }
         c.array_start = { ctx, n in StreamingBuilder.from(ctx).openDefinite(.array, declared: n, perItem: 1) }
         c.indef_array_start = { ctx in StreamingBuilder.from(ctx).open(.array, count: nil) }
-        c.map_start = { ctx, n in
-            StreamingBuilder.from(ctx).openDefinite(.map, declared: n > Int.max / 2 ? Int.max / 2 : n, perItem: 2)
-        }
+        c.map_start = { ctx, n in StreamingBuilder.from(ctx).openDefinite(.map, declared: n, perItem: 2) }
         c.indef_map_start = { ctx in StreamingBuilder.from(ctx).open(.map, count: nil) }
         c.tag = { ctx, t in StreamingBuilder.from(ctx).open(.tag(t), count: 1) }
         c.float2 = { ctx, f in StreamingBuilder.from(ctx).emit(.float(Double(f))) }
