@@ -67,6 +67,11 @@ private final class StreamingBuilder {
             if initial >= 0xE0 && initial <= 0xF3 {
                 next = offset + 1
                 emit(.simple(initial & 0x1F))
+            } else if initial >= 0xC6 && initial <= 0xD4 {
+                // libcbor 0.8 also refuses one-byte tags 6-20 ("unassigned"), yet they are
+                // well-formed, and COSE uses 16, 17 and 18 (tagged COSE_Sign1 is 0xD2).
+                next = offset + 1
+                open(.tag(UInt64(initial & 0x1F)), count: 1)
             } else if initial == 0xF8 {
                 guard offset + 1 < buffer.count else { throw .truncated(offset: offset) }
                 let value = buffer[offset + 1]

@@ -5,5 +5,5 @@ struct MdocHolderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mdoc-holder",
         abstract: "Presents ISO/IEC 18013-5 mdocs (mobile driving licences) from Linux.",
-        subcommands: [EngagementCommand.self])
+        subcommands: [EngagementCommand.self, CredentialsCommand.self, HistoryCommand.self])
 }

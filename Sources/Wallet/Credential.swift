@@ -1,0 +1,129 @@
+import CBOR
+import Consent
+import Foundation
+import ISO18013
+import MdocCrypto
+
+/// What `list` shows of a stored credential: metadata and element identifiers, never values.
+public struct CredentialSummary: Sendable, Hashable, Codable {
+    /// 16 hex digits, random.
+    public var id: String
+    public var docType: String
+    /// Subject of the document signer certificate (nil when it could not be read at import).
+    public var issuerSubject: String?
+    /// MSO validFrom / validUntil.
+    public var validFrom: Date
+    public var validUntil: Date
+    public var importedAt: Date
+    /// Every element the credential holds, as "namespace:element".
+    public var elements: [String]
+
+    public init(
+        id: String, docType: String, issuerSubject: String?, validFrom: Date, validUntil: Date, importedAt: Date,
+        elements: [String]
+    ) {
+        self.id = id
+        self.docType = docType
+        self.issuerSubject = issuerSubject
+        self.validFrom = validFrom
+        self.validUntil = validUntil
+        self.importedAt = importedAt
+        self.elements = elements
+    }
+
+    /// Whether the MSO is valid at `time`.
+    public func isValid(at time: Date = Date()) -> Bool { validFrom <= time && time <= validUntil }
+}
+
+/// What `show` shows: the summary, what the MSO says, and element values only when asked.
+public struct CredentialDetail: Sendable, Hashable, Codable {
+    /// One element of the credential.
+    public struct Element: Sendable, Hashable, Codable {
+        /// "namespace:element".
+        public var id: String
+        /// The value in CBOR diagnostic notation (byte strings elided, with their length);
+        /// nil unless values were asked for.
+        public var value: String?
+
+        public init(id: String, value: String?) {
+            self.id = id
+            self.value = value
+        }
+    }
+
+    public var id: String
+    public var docType: String
+    public var issuerSubject: String?
+    public var validFrom: Date
+    public var validUntil: Date
+    /// MSO validityInfo.signed and expectedUpdate.
+    public var signed: Date
+    public var expectedUpdate: Date?
+    public var importedAt: Date
+    /// MSO digestAlgorithm ("SHA-256", ...).
+    public var digestAlgorithm: String
+    /// Curve of the device key the MSO binds the credential to ("P-256", ...).
+    public var deviceKeyCurve: String
+    public var elements: [Element]
+
+    public init(
+        id: String, docType: String, issuerSubject: String?, validFrom: Date, validUntil: Date, signed: Date,
+        expectedUpdate: Date?, importedAt: Date, digestAlgorithm: String, deviceKeyCurve: String, elements: [Element]
+    ) {
+        self.id = id
+        self.docType = docType
+        self.issuerSubject = issuerSubject
+        self.validFrom = validFrom
+        self.validUntil = validUntil
+        self.signed = signed
+        self.expectedUpdate = expectedUpdate
+        self.importedAt = importedAt
+        self.digestAlgorithm = digestAlgorithm
+        self.deviceKeyCurve = deviceKeyCurve
+        self.elements = elements
+    }
+}
+
+/// A credential as the presentation engines use it: the issuer-signed data exactly as
+/// issued, and the device private key.
+///
+/// `description` names the credential only; the key never appears in it.
+public struct StoredCredential: Sendable, CustomStringConvertible {
+    public let id: String
+    public let docType: String
+    /// Parsed from ``issuerSignedBytes``; its IssuerSignedItemBytes and MSO bytes are the
+    /// issued ones.
+    public let issuerSigned: IssuerSigned
+    /// The IssuerSigned CBOR as stored at import.
+    public let issuerSignedBytes: [UInt8]
+    public let deviceKey: PrivateKey
+    public let validFrom: Date
+    public let validUntil: Date
+
+    public init(
+        id: String, docType: String, issuerSigned: IssuerSigned, issuerSignedBytes: [UInt8], deviceKey: PrivateKey,
+        validFrom: Date, validUntil: Date
+    ) {
+        self.id = id
+        self.docType = docType
+        self.issuerSigned = issuerSigned
+        self.issuerSignedBytes = issuerSignedBytes
+        self.deviceKey = deviceKey
+        self.validFrom = validFrom
+        self.validUntil = validUntil
+    }
+
+    /// Every element the credential holds, as "namespace:element".
+    public var elements: [String] { Self.elements(of: issuerSigned) }
+
+    /// Every element the credential holds, as the consent types name them.
+    public var elementIDs: Set<ElementID> {
+        Set(issuerSigned.nameSpaces.flatMap { ns in ns.items.map { ElementID(ns.name, $0.elementIdentifier) } })
+    }
+
+    public var description: String { "StoredCredential(\(id), \(docType))" }
+
+    static func elements(of issuerSigned: IssuerSigned) -> [String] {
+        issuerSigned.nameSpaces.flatMap { ns in ns.items.map { "\(ns.name):\($0.elementIdentifier)" } }
+    }
+}

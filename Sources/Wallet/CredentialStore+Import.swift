@@ -1,0 +1,166 @@
+import CBOR
+import Foundation
+import ISO18013
+import MdocCrypto
+import SQLite
+
+extension CredentialStore {
+    /// Imports every document of a file an issuer handed out, with the device private key
+    /// the credentials were issued to. Returns the new credential IDs, one per document, in
+    /// file order.
+    ///
+    /// Each document is checked, in this order, before anything is stored:
+    /// 1. well-formed: an IssuerSigned whose issuerAuth carries a MobileSecurityObject;
+    /// 2. the Document's docType (when the file has one) is the MSO's;
+    /// 3. the MSO is valid at `time` (validFrom ... validUntil);
+    /// 4. with `verifyIssuer`, issuer data authentication (ISO 18013-5 9.3.1): the MSO
+    ///    signature with the document signer certificate, its chain to one of `trustAnchors`
+    ///    (IACA certificates) and its EKU, and every element's digest;
+    /// 5. the device key's public key is the MSO's deviceKey.
+    ///
+    /// `verifyIssuer: false` skips step 4 entirely (signature, chain and digests): it is for
+    /// credentials the user trusts by other means (a test issuer). Steps 1-3 and 5 always run.
+    ///
+    /// The import is one transaction: every document is stored, or (on any error) none.
+    ///
+    /// - Parameter fileBytes: binary CBOR or hex text of: an IssuerSigned, a Document, or a
+    ///   DeviceResponse-shaped `{"version", "documents", "status"}` container (documents
+    ///   without deviceSigned are fine).
+    /// - Parameter deviceKeyPEM: unencrypted PEM private key; required (nil throws
+    ///   ``WalletError/deviceKeyMissing``). It is stored re-encoded as PKCS#8.
+    @discardableResult
+    public func `import`(
+        fileBytes: [UInt8], deviceKeyPEM: String?, trustAnchors: [Certificate], verifyIssuer: Bool = true,
+        at time: Date = Date()
+    ) throws(WalletError) -> [String] {
+        let file = try CredentialFile(bytes: fileBytes)
+        guard let deviceKeyPEM else { throw .deviceKeyMissing }
+        let deviceKey: PrivateKey
+        let storedKeyPEM: String
+        do {
+            deviceKey = try PrivateKey(pem: deviceKeyPEM)
+            storedKeyPEM = try deviceKey.pkcs8PEM()
+        } catch {
+            throw .deviceKeyUnreadable(reason: error.description)
+        }
+        var checked: [Checked] = []
+        for entry in file.entries {
+            let document = try Self.check(
+                entry, deviceKey: deviceKey, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time)
+            if let first = checked.first(where: { $0.issuerSignedBytes == document.issuerSignedBytes }) {
+                throw .duplicateDocument(document: entry.index, sameAs: first.index)
+            }
+            checked.append(document)
+        }
+        let importedAt = Date()
+        return try withDatabase { (db) throws(WalletError) in
+            try transaction(db) {
+                var ids: [String] = []
+                for document in checked {
+                    let existing = try db.query(
+                        "SELECT id FROM credentials WHERE issuer_signed = ? LIMIT 1",
+                        [.blob(document.issuerSignedBytes)]
+                    ) { $0.text(0) ?? "" }
+                    if let id = existing.first { throw WalletError.alreadyStored(document: document.index, id: id) }
+                    let id = try Self.newID(db, avoiding: ids)
+                    try db.run(
+                        """
+                        INSERT INTO credentials (id, doc_type, issuer_signed, device_key_pem, issuer_subject,
+                            valid_from, valid_until, imported_at, elements)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                        [
+                            .text(id), .text(document.docType), .blob(document.issuerSignedBytes),
+                            .text(storedKeyPEM), .text(document.issuerSubject),
+                            .real(document.validFrom.timeIntervalSince1970),
+                            .real(document.validUntil.timeIntervalSince1970),
+                            .real(importedAt.timeIntervalSince1970), .text(JSONList.encode(document.elements)),
+                        ])
+                    ids.append(id)
+                }
+                return ids
+            }
+        }
+    }
+
+    /// A document that passed every check, ready to store.
+    struct Checked {
+        var index: Int
+        var docType: String
+        var issuerSignedBytes: [UInt8]
+        var issuerSubject: String?
+        var validFrom: Date
+        var validUntil: Date
+        var elements: [String]
+    }
+
+    static func check(
+        _ entry: CredentialFile.Entry, deviceKey: PrivateKey, trustAnchors: [Certificate], verifyIssuer: Bool,
+        at time: Date
+    ) throws(WalletError) -> Checked {
+        let n = entry.index
+        // 1. Well-formed.
+        let issuerSigned: IssuerSigned
+        let mso: MobileSecurityObject
+        do {
+            issuerSigned = try IssuerSigned(bytes: entry.issuerSignedBytes)
+            mso = try issuerSigned.mobileSecurityObject().mso
+        } catch {
+            throw .malformedDocument(document: n, reason: "\(error)")
+        }
+        guard mso.digest != nil else {
+            throw .malformedDocument(document: n, reason: "unsupported MSO digest algorithm \(mso.digestAlgorithm)")
+        }
+        let msoKey: PublicKey
+        do {
+            msoKey = try mso.deviceKey.publicKey()
+        } catch {
+            throw .malformedDocument(document: n, reason: "the MSO device key is unusable: \(error)")
+        }
+        // 2. docType.
+        if let declared = entry.docType, declared != mso.docType {
+            throw .docTypeMismatch(document: n, documentDocType: declared, msoDocType: mso.docType)
+        }
+        // 3. Validity.
+        let validity = mso.validityInfo
+        if time < validity.validFrom {
+            throw .notYetValid(document: n, docType: mso.docType, validFrom: validity.validFrom)
+        }
+        if time > validity.validUntil {
+            throw .expired(document: n, docType: mso.docType, validUntil: validity.validUntil)
+        }
+        // 4. Issuer data authentication.
+        if verifyIssuer {
+            let result = IssuerDataAuthentication.verify(
+                issuerSigned, docType: mso.docType, trustAnchors: trustAnchors, at: time)
+            guard result.isValid else {
+                throw .issuerAuthenticationFailed(document: n, docType: mso.docType, failures: result.failures)
+            }
+        }
+        // 5. The device key.
+        guard deviceKey.publicKey == msoKey else { throw .deviceKeyMismatch(document: n, docType: mso.docType) }
+        return Checked(
+            index: n, docType: mso.docType, issuerSignedBytes: entry.issuerSignedBytes,
+            issuerSubject: documentSignerSubject(issuerSigned), validFrom: validity.validFrom,
+            validUntil: validity.validUntil, elements: StoredCredential.elements(of: issuerSigned))
+    }
+
+    /// The subject of the document signer certificate (x5chain's first), when it parses.
+    private static func documentSignerSubject(_ issuerSigned: IssuerSigned) -> String? {
+        guard let der = issuerSigned.issuerAuth.x5chain?.first else { return nil }
+        return try? Certificate(der: der).subject
+    }
+
+    /// A fresh random ID: 16 hex digits (64 bits), not in the store nor in `avoiding`.
+    private static func newID(_ db: SQLiteDatabase, avoiding: [String]) throws(SQLiteError) -> String {
+        while true {
+            let id = SecureRandom.bytes(8).map { byte in
+                let digits = Array("0123456789abcdef")
+                return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+            }.joined()
+            if avoiding.contains(id) { continue }
+            let taken = try db.query("SELECT 1 FROM credentials WHERE id = ?", [.text(id)]) { _ in true }
+            if taken.isEmpty { return id }
+        }
+    }
+}

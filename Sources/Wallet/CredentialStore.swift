@@ -1,0 +1,353 @@
+import CBOR
+import Consent
+import Foundation
+import ISO18013
+import MdocCrypto
+import SQLite
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The holder's credentials and presentation history, in one SQLite file.
+///
+/// Several processes may use the same file at once (the CLI next to the running service):
+/// the database is in WAL mode (readers never wait for the writer) and a writer waits up to
+/// five seconds for another writer. An import is one transaction: it stores every document of
+/// the file or none.
+///
+/// The file holds device private keys (unencrypted PKCS#8 PEM), so it is created 0600 in a
+/// directory created 0700; SQLite gives its -wal and -shm files the same permissions.
+///
+/// Thread safety: `Sendable`. The connection (not thread-safe itself) is used only under
+/// `lock`, one call at a time; every other stored property is immutable. Calls block while
+/// another thread's call runs (each is a few milliseconds of SQLite work, or up to the busy
+/// timeout when another process holds the write lock).
+public final class CredentialStore: @unchecked Sendable {
+    /// The database file.
+    public let path: String
+    private let lock = NSLock()
+    private let database: SQLiteDatabase
+
+    /// Opens the store at `path`, creating it (and missing parent directories, 0700) when it
+    /// does not exist, and migrating an older schema.
+    ///
+    /// - Throws: ``WalletError/schemaTooNew(path:found:supported:)`` for a file written by a
+    ///   newer version, ``WalletError/notAWallet(path:reason:)`` for another application's
+    ///   file, ``WalletError/storeLocation(path:reason:)`` when the directory cannot be made.
+    public init(path: String) throws(WalletError) {
+        self.path = path
+        try Self.createParentDirectories(of: path)
+        do {
+            database = try SQLiteDatabase(path: path, flags: [.readWrite, .create], fileMode: 0o600)
+        } catch {
+            if error.isNotADatabase {
+                throw .notAWallet(path: path, reason: "not an SQLite database")
+            }
+            throw .database(path: path, error)
+        }
+        try Schema.migrate(database, path: path)
+    }
+
+    /// The schema version this code reads and writes (`PRAGMA user_version`).
+    public static var schemaVersion: Int { Schema.currentVersion }
+
+    /// Where the store lives by default:
+    /// 1. `$STATE_DIRECTORY/wallet.sqlite` when systemd sets STATE_DIRECTORY (the first path
+    ///    when it lists several, separated by ':');
+    /// 2. `$XDG_DATA_HOME/mdoc-holder/wallet.sqlite` when XDG_DATA_HOME is an absolute path;
+    /// 3. `~/.local/share/mdoc-holder/wallet.sqlite`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let state = environment["STATE_DIRECTORY"],
+            let first = state.split(separator: ":", omittingEmptySubsequences: true).first
+        {
+            return joined(String(first), "wallet.sqlite")
+        }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return joined(data, "mdoc-holder/wallet.sqlite")
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return joined(home, ".local/share/mdoc-holder/wallet.sqlite")
+    }
+
+    private static func joined(_ directory: String, _ relative: String) -> String {
+        directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
+    }
+
+    /// Creates the missing directories above `path`, each 0700 (an existing directory keeps
+    /// its permissions).
+    private static func createParentDirectories(of path: String) throws(WalletError) {
+        guard path != ":memory:", !path.isEmpty else { return }
+        let parent = (path as NSString).deletingLastPathComponent
+        guard !parent.isEmpty else { return }
+        var missing: [String] = []
+        var current = parent
+        while !current.isEmpty, current != "/", !FileManager.default.fileExists(atPath: current) {
+            missing.append(current)
+            current = (current as NSString).deletingLastPathComponent
+        }
+        for directory in missing.reversed() {
+            if mkdir(directory, 0o700) != 0 {
+                let code = errno
+                if code == EEXIST { continue }  // made by another process meanwhile
+                throw .storeLocation(
+                    path: path, reason: "cannot create the directory \(directory): \(String(cString: strerror(code)))")
+            }
+        }
+    }
+
+    /// Runs `body` with the connection, under the lock.
+    func withDatabase<R>(_ body: (SQLiteDatabase) throws(WalletError) -> R) throws(WalletError) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(database)
+    }
+
+    /// Runs an SQLite call, mapping its error.
+    func sql<R>(_ body: () throws(SQLiteError) -> R) throws(WalletError) -> R {
+        do {
+            return try body()
+        } catch {
+            throw .database(path: path, error)
+        }
+    }
+
+    /// Runs `body` in one IMMEDIATE transaction on `db`, mapping errors.
+    func transaction<R>(_ db: SQLiteDatabase, _ body: () throws -> R) throws(WalletError) -> R {
+        do {
+            return try db.transaction(.immediate, body)
+        } catch let error as WalletError {
+            throw error
+        } catch let error as SQLiteError {
+            throw .database(path: path, error)
+        } catch {
+            throw .storeLocation(path: path, reason: "\(error)")
+        }
+    }
+}
+
+// MARK: - Reading
+
+extension CredentialStore {
+    /// Every stored credential, oldest import first: metadata and element identifiers only.
+    public func list() throws(WalletError) -> [CredentialSummary] {
+        try withDatabase { (db) throws(WalletError) in
+            let rows = try sql { () throws(SQLiteError) in
+                try db.query(
+                    """
+                    SELECT id, doc_type, issuer_subject, valid_from, valid_until, imported_at, elements
+                    FROM credentials ORDER BY imported_at, rowid
+                    """
+                ) { row in
+                    (
+                        id: row.text(0) ?? "", docType: row.text(1) ?? "", issuer: row.text(2),
+                        validFrom: row.double(3), validUntil: row.double(4), importedAt: row.double(5),
+                        elements: row.text(6) ?? "[]"
+                    )
+                }
+            }
+            return try rows.map { (r) throws(WalletError) in
+                CredentialSummary(
+                    id: r.id, docType: r.docType, issuerSubject: r.issuer,
+                    validFrom: Date(timeIntervalSince1970: r.validFrom),
+                    validUntil: Date(timeIntervalSince1970: r.validUntil),
+                    importedAt: Date(timeIntervalSince1970: r.importedAt),
+                    elements: try JSONList.decode(r.elements, id: r.id))
+            }
+        }
+    }
+
+    /// One credential's details. Element values, in CBOR diagnostic notation with byte strings
+    /// elided to their length, only when `includeValues`.
+    public func show(id: String, includeValues: Bool = false) throws(WalletError) -> CredentialDetail {
+        let row = try loadRow(id: id)
+        let issuerSigned = try row.issuerSigned()
+        let mso: MobileSecurityObject
+        do {
+            mso = try issuerSigned.mobileSecurityObject().mso
+        } catch {
+            throw .corruptCredential(id: id, reason: "\(error)")
+        }
+        let elements = issuerSigned.nameSpaces.flatMap { ns in
+            ns.items.map { item in
+                CredentialDetail.Element(
+                    id: "\(ns.name):\(item.elementIdentifier)",
+                    value: includeValues ? item.elementValue.diagnostic(maxBytes: 0) : nil)
+            }
+        }
+        return CredentialDetail(
+            id: row.id, docType: row.docType, issuerSubject: row.issuerSubject,
+            validFrom: mso.validityInfo.validFrom, validUntil: mso.validityInfo.validUntil,
+            signed: mso.validityInfo.signed, expectedUpdate: mso.validityInfo.expectedUpdate,
+            importedAt: row.importedAt, digestAlgorithm: mso.digestAlgorithm,
+            deviceKeyCurve: mso.deviceKey.curve.rawValue, elements: elements)
+    }
+
+    /// The credential with `id`, ready to present.
+    public func credential(id: String) throws(WalletError) -> StoredCredential {
+        try loadRow(id: id).stored()
+    }
+
+    /// The credentials of `docType` (every credential for nil), most recent import first.
+    public func credentials(docType: String? = nil) throws(WalletError) -> [StoredCredential] {
+        let rows = try withDatabase { (db) throws(WalletError) in
+            try sql { () throws(SQLiteError) in
+                if let docType {
+                    return try db.query(
+                        "SELECT \(Row.columns) FROM credentials WHERE doc_type = ? ORDER BY imported_at DESC, rowid DESC",
+                        [.text(docType)], Row.init)
+                }
+                return try db.query(
+                    "SELECT \(Row.columns) FROM credentials ORDER BY imported_at DESC, rowid DESC", [], Row.init)
+            }
+        }
+        return try rows.map { (row) throws(WalletError) in try row.stored() }
+    }
+
+    /// Deletes the credential with `id` (its history stays).
+    public func delete(id: String) throws(WalletError) {
+        let changed = try withDatabase { (db) throws(WalletError) in
+            try sql { () throws(SQLiteError) in try db.run("DELETE FROM credentials WHERE id = ?", [.text(id)]) }
+        }
+        guard changed > 0 else { throw .unknownCredential(id: id) }
+    }
+
+    private func loadRow(id: String) throws(WalletError) -> Row {
+        let rows = try withDatabase { (db) throws(WalletError) in
+            try sql { () throws(SQLiteError) in
+                try db.query("SELECT \(Row.columns) FROM credentials WHERE id = ?", [.text(id)], Row.init)
+            }
+        }
+        guard let row = rows.first else { throw .unknownCredential(id: id) }
+        return row
+    }
+
+    /// A row of `credentials`, as read.
+    struct Row {
+        static let columns =
+            "id, doc_type, issuer_signed, device_key_pem, issuer_subject, valid_from, valid_until, imported_at"
+        var id: String
+        var docType: String
+        var issuerSignedBytes: [UInt8]
+        var deviceKeyPEM: String
+        var issuerSubject: String?
+        var validFrom: Date
+        var validUntil: Date
+        var importedAt: Date
+
+        init(_ s: SQLiteStatement) {
+            id = s.text(0) ?? ""
+            docType = s.text(1) ?? ""
+            issuerSignedBytes = s.blob(2) ?? []
+            deviceKeyPEM = s.text(3) ?? ""
+            issuerSubject = s.text(4)
+            validFrom = Date(timeIntervalSince1970: s.double(5))
+            validUntil = Date(timeIntervalSince1970: s.double(6))
+            importedAt = Date(timeIntervalSince1970: s.double(7))
+        }
+
+        func issuerSigned() throws(WalletError) -> IssuerSigned {
+            do {
+                return try IssuerSigned(bytes: issuerSignedBytes)
+            } catch {
+                throw .corruptCredential(id: id, reason: "\(error)")
+            }
+        }
+
+        func stored() throws(WalletError) -> StoredCredential {
+            let key: PrivateKey
+            do {
+                key = try PrivateKey(pem: deviceKeyPEM)
+            } catch {
+                throw .corruptCredential(id: id, reason: "the device key cannot be read (\(error))")
+            }
+            return StoredCredential(
+                id: id, docType: docType, issuerSigned: try issuerSigned(), issuerSignedBytes: issuerSignedBytes,
+                deviceKey: key, validFrom: validFrom, validUntil: validUntil)
+        }
+    }
+}
+
+// MARK: - History
+
+extension CredentialStore {
+    /// Adds a history entry.
+    public func record(_ entry: HistoryEntry) throws(WalletError) {
+        let elements = JSONList.encode(entry.elementsSent)
+        try withDatabase { (db) throws(WalletError) in
+            _ = try sql { () throws(SQLiteError) in
+                try db.run(
+                    """
+                    INSERT INTO history (time, channel, requester_name, requester_identifier, authentication,
+                        doc_type, elements_sent, decision, decision_reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .real(entry.time.timeIntervalSince1970), .text(entry.channel.rawValue),
+                        .text(entry.requesterName), .text(entry.requesterIdentifier), .text(entry.authentication),
+                        .text(entry.docType), .text(elements), .text(entry.decision.name), .text(entry.decision.reason),
+                    ])
+            }
+        }
+    }
+
+    /// Every history entry, oldest first.
+    public func history() throws(WalletError) -> [HistoryEntry] {
+        let rows = try withDatabase { (db) throws(WalletError) in
+            try sql { () throws(SQLiteError) in
+                try db.query(
+                    """
+                    SELECT id, time, channel, requester_name, requester_identifier, authentication, doc_type,
+                        elements_sent, decision, decision_reason
+                    FROM history ORDER BY time, id
+                    """
+                ) { s in
+                    (
+                        id: s.int64(0), time: s.double(1), channel: s.text(2) ?? "", name: s.text(3) ?? "",
+                        identifier: s.text(4), authentication: s.text(5) ?? "", docType: s.text(6) ?? "",
+                        elements: s.text(7) ?? "[]", decision: s.text(8) ?? "", reason: s.text(9)
+                    )
+                }
+            }
+        }
+        return try rows.map { (r) throws(WalletError) in
+            guard let channel = PresentationChannel(rawValue: r.channel),
+                let decision = HistoryDecision(name: r.decision, reason: r.reason)
+            else {
+                throw .corruptHistory(entry: r.id, reason: "unknown channel or decision")
+            }
+            return HistoryEntry(
+                time: Date(timeIntervalSince1970: r.time), channel: channel, requesterName: r.name,
+                requesterIdentifier: r.identifier, authentication: r.authentication, docType: r.docType,
+                elementsSent: try JSONList.decode(history: r.elements, entry: r.id), decision: decision)
+        }
+    }
+}
+
+/// Lists of "namespace:element" stored as JSON arrays.
+enum JSONList {
+    static func encode(_ list: [String]) -> String {
+        // Encoding an array of strings cannot fail.
+        (try? String(decoding: JSONEncoder().encode(list), as: UTF8.self)) ?? "[]"
+    }
+
+    static func decode(_ text: String, id: String) throws(WalletError) -> [String] {
+        do {
+            return try JSONDecoder().decode([String].self, from: Data(text.utf8))
+        } catch {
+            throw .corruptCredential(id: id, reason: "its element list is not a JSON array of strings")
+        }
+    }
+
+    static func decode(history text: String, entry: Int64) throws(WalletError) -> [String] {
+        do {
+            return try JSONDecoder().decode([String].self, from: Data(text.utf8))
+        } catch {
+            throw .corruptHistory(entry: entry, reason: "its element list is not a JSON array of strings")
+        }
+    }
+}

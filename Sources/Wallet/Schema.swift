@@ -1,0 +1,112 @@
+import SQLite
+
+/// The store's schema, one migration per version: migration `n` takes a database from
+/// `user_version` n-1 to n. A released migration is never edited; changes are new migrations.
+enum Schema {
+    /// `PRAGMA application_id` of a credential store ("mdoc" in ASCII), set by migration 1.
+    static let applicationID: Int64 = 0x6D64_6F63
+
+    static let migrations: [String] = [
+        // 1: credentials and history.
+        """
+        CREATE TABLE credentials (
+            id TEXT PRIMARY KEY NOT NULL,       -- 16 random hex digits
+            doc_type TEXT NOT NULL,
+            issuer_signed BLOB NOT NULL,        -- IssuerSigned CBOR as received; item bytes untouched
+            device_key_pem TEXT NOT NULL,       -- PKCS#8 PEM of the device private key
+            issuer_subject TEXT,                -- document signer certificate subject
+            valid_from REAL NOT NULL,           -- MSO validityInfo, seconds since 1970
+            valid_until REAL NOT NULL,
+            imported_at REAL NOT NULL,
+            elements TEXT NOT NULL              -- JSON array of "namespace:element", no values
+        ) STRICT;
+        CREATE TABLE history (
+            id INTEGER PRIMARY KEY,
+            time REAL NOT NULL,                 -- seconds since 1970
+            channel TEXT NOT NULL,              -- "ble" or "online"
+            requester_name TEXT NOT NULL,
+            requester_identifier TEXT,
+            authentication TEXT NOT NULL,       -- RequesterAuthentication.summary
+            doc_type TEXT NOT NULL,
+            elements_sent TEXT NOT NULL,        -- JSON array of "namespace:element", no values
+            decision TEXT NOT NULL CHECK (decision IN ('sent', 'declined', 'failed')),
+            decision_reason TEXT                -- for 'failed'
+        ) STRICT;
+        PRAGMA application_id = \(applicationID);
+        """,
+        // 2: lookups by doc type (presentation) and history in time order.
+        """
+        CREATE INDEX credentials_by_doc_type ON credentials (doc_type);
+        CREATE INDEX history_by_time ON history (time);
+        """,
+    ]
+
+    /// The version this code writes.
+    static var currentVersion: Int { migrations.count }
+
+    /// Brings `db` to ``currentVersion``, in one transaction. Refuses a newer version and a
+    /// database of another application.
+    static func migrate(_ db: SQLiteDatabase, path: String) throws(WalletError) {
+        func check(_ version: Int) throws(WalletError) {
+            if version > currentVersion {
+                throw .schemaTooNew(path: path, found: version, supported: currentVersion)
+            }
+        }
+        let initial: Int
+        do {
+            initial = try db.userVersion()
+        } catch {
+            if error.isNotADatabase {
+                throw .notAWallet(path: path, reason: "not an SQLite database")
+            }
+            throw .database(path: path, error)
+        }
+        try check(initial)
+        guard initial < currentVersion else {
+            try checkApplication(db, path: path)
+            return
+        }
+        do {
+            try db.transaction(.immediate) {
+                // Another process may have migrated between our read and our lock.
+                let version = try db.userVersion()
+                try check(version)
+                if version == 0 { try checkEmpty(db, path: path) }
+                for migration in migrations[version..<currentVersion] { try db.execute(migration) }
+                try db.setUserVersion(currentVersion)
+            }
+        } catch let error as WalletError {
+            throw error
+        } catch let error as SQLiteError {
+            throw .database(path: path, error)
+        } catch {
+            throw .storeLocation(path: path, reason: "\(error)")
+        }
+        try checkApplication(db, path: path)
+    }
+
+    /// A version-0 file must hold no tables: anything else is another application's data.
+    private static func checkEmpty(_ db: SQLiteDatabase, path: String) throws(WalletError) {
+        let tables: [Int64]
+        do {
+            tables = try db.query("SELECT count(*) FROM sqlite_schema") { $0.int64(0) }
+        } catch {
+            throw .database(path: path, error)
+        }
+        if let count = tables.first, count > 0 {
+            throw .notAWallet(path: path, reason: "it holds \(count) tables of another schema")
+        }
+    }
+
+    private static func checkApplication(_ db: SQLiteDatabase, path: String) throws(WalletError) {
+        let id: Int64
+        do {
+            id = try db.query("PRAGMA application_id") { $0.int64(0) }.first ?? 0
+        } catch {
+            throw .database(path: path, error)
+        }
+        guard id == applicationID else {
+            throw .notAWallet(path: path, reason: "its application_id is \(id), not mdoc-holder's")
+        }
+    }
+}

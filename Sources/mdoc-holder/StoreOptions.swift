@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import MdocCrypto
+import Wallet
+
+/// `--store PATH`, shared by the credential and history commands.
+struct StoreOptions: ParsableArguments {
+    @Option(
+        name: .customLong("store"),
+        help: ArgumentHelp(
+            "The credential store file.",
+            discussion:
+                "Default: $STATE_DIRECTORY/wallet.sqlite (systemd service), else $XDG_DATA_HOME/mdoc-holder/wallet.sqlite, else ~/.local/share/mdoc-holder/wallet.sqlite.",
+            valueName: "path"))
+    var path: String?
+
+    /// The store file: `--store` or the default path.
+    var resolvedPath: String { path ?? CredentialStore.defaultPath() }
+
+    /// The store (created when missing).
+    func open() throws -> CredentialStore {
+        try CredentialStore(path: resolvedPath)
+    }
+
+    /// The store, or nil when its file does not exist (so reading commands create nothing).
+    func openExisting() throws -> CredentialStore? {
+        FileManager.default.fileExists(atPath: resolvedPath) ? try open() : nil
+    }
+}
+
+/// A command-line failure that is not the store's: a file that cannot be read, ...
+struct WalletCLIError: Error, CustomStringConvertible, LocalizedError {
+    var description: String
+    init(_ description: String) { self.description = description }
+    var errorDescription: String? { description }
+}
+
+/// Helpers of the credential and history commands.
+enum WalletCLI {
+    /// Writes a line to standard error.
+    static func warn(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Prints `value` as JSON: sorted keys, ISO 8601 dates.
+    static func printJSON<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+        // Foundation pretty-prints an empty array over two lines; a literal newline never
+        // occurs inside a JSON string, so this touches only whitespace between brackets.
+        Output.line(text.replacingOccurrences(of: #"\[\n\s*\]"#, with: "[]", options: .regularExpression))
+    }
+
+    /// The bytes of `path`, or of standard input for "-".
+    static func readFile(_ path: String, what: String) throws -> [UInt8] {
+        if path == "-" { return [UInt8](FileHandle.standardInput.readDataToEndOfFile()) }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+            throw WalletCLIError("cannot read the \(what) \(path): \(reason)")
+        }
+        defer { try? handle.close() }
+        do {
+            return [UInt8](try handle.readToEnd() ?? Data())
+        } catch {
+            throw WalletCLIError("cannot read the \(what) \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// The certificates of a PEM (one or more) or DER file.
+    static func readCertificates(_ path: String) throws -> [Certificate] {
+        let bytes = try readFile(path, what: "trust anchor")
+        let text = String(decoding: bytes, as: UTF8.self)
+        do {
+            if text.contains("-----BEGIN") { return try Certificate.parsePEM(text) }
+            return [try Certificate(der: bytes)]
+        } catch {
+            throw WalletCLIError(
+                "the trust anchor \(path) is not a PEM or DER certificate (\(error)); give the issuer's IACA certificate"
+            )
+        }
+    }
+
+    /// Lines of left-aligned columns, two spaces apart (the last column is not padded).
+    static func table(_ rows: [[String]]) -> [String] {
+        guard let columns = rows.map(\.count).max(), columns > 0 else { return [] }
+        var widths = [Int](repeating: 0, count: columns)
+        for row in rows {
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
+        }
+        return rows.map { row in
+            row.enumerated().map { i, cell in
+                i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+    }
+}
