@@ -20,20 +20,27 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
 
         // Swift wrappers.
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
         .target(name: "MdocCrypto", dependencies: ["COpenSSL"]),
         .target(name: "QRCode", dependencies: ["CQRencode"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "DBus", dependencies: ["CDBus"]),
+
+        // BlueZ D-Bus client: knows nothing of mdocs.
+        .target(name: "BlueZ", dependencies: ["DBus"]),
 
         // Protocol layers (pure Swift).
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
         .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE"]),
         .target(name: "Consent", dependencies: ["MdocCrypto"]),
         .target(name: "Presentation", dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent"]),
-        .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent"]),
+        .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation"]),
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
+        // ISO 18013-5 BLE: message framing and the GATT roles, over the BlueZ client.
+        .target(name: "BLETransport", dependencies: ["BlueZ"]),
 
         // Executables.
         .executableTarget(
@@ -64,6 +71,9 @@ let package = Package(
         .testTarget(name: "ConsentTests", dependencies: ["Consent", "TestSupport"]),
         .testTarget(name: "PresentationTests", dependencies: ["Presentation", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "MdocIssuerTests", dependencies: ["MdocIssuer", "TestSupport"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus"]),
+        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
     ],
     swiftLanguageModes: [.v6]
 )

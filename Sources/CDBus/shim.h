@@ -1,0 +1,4 @@
+#ifndef MDOC_CDBUS_SHIM_H
+#define MDOC_CDBUS_SHIM_H
+#include <dbus/dbus.h>
+#endif
