@@ -1,0 +1,36 @@
+import Consent
+import Foundation
+import Presentation
+
+extension StoredCredential {
+    /// The credential as the presentation engines take it.
+    public var presentable: PresentableCredential {
+        PresentableCredential(id: id, docType: docType, issuerSigned: issuerSigned, deviceKey: deviceKey)
+    }
+}
+
+extension CredentialStore {
+    /// Every stored credential valid at `time`, ready to present (both BLE and online flows
+    /// answer from this).
+    public func presentableCredentials(at time: Date = Date()) throws(WalletError) -> [PresentableCredential] {
+        try credentials().filter { $0.validFrom <= time && time <= $0.validUntil }.map(\.presentable)
+    }
+
+    /// Writes what a presentation did to the history: one entry per document, never values.
+    public func record(_ records: [PresentationRecord], channel: PresentationChannel, at time: Date = Date())
+        throws(WalletError)
+    {
+        for r in records {
+            let decision: HistoryDecision
+            switch r.outcome {
+            case .sent: decision = .sent
+            case .declined: decision = .declined
+            case .notReturned(let reason): decision = .failed(reason: reason)
+            }
+            try record(
+                HistoryEntry(
+                    time: time, channel: channel, requester: r.requester, docType: r.docType,
+                    elementsSent: r.elementsSent, decision: decision))
+        }
+    }
+}
