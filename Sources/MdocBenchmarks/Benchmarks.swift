@@ -11,11 +11,13 @@ struct Benchmarks {
     static func main() throws {
         let fast = CommandLine.arguments.contains("--quick")
         let scale = fast ? 10 : 1
-        print("mdoc-benchmarks (\(fast ? "quick" : "full") run, release build recommended)")
+        print("mdoc-benchmarks (\(fast ? "quick" : "full") run; CPU time of one thread; release build recommended)")
         print()
         try cbor(iterations: 5000 / scale)
         print()
-        try cryptoFloor(iterations: 500 / scale)
+        let floor = try cryptoFloor(iterations: 500 / scale)
+        print()
+        try HolderTransactionBenchmark.run(iterations: 200 / scale, floor: floor)
     }
 
     static func cbor(iterations: Int) throws {
@@ -38,7 +40,8 @@ struct Benchmarks {
 
     /// Every cryptographic operation of one holder transaction with reader authentication
     /// and a device signature, nothing else.
-    static func cryptoFloor(iterations: Int) throws {
+    @discardableResult
+    static func cryptoFloor(iterations: Int) throws -> Double {
         let reader = try PrivateKey.generate(.p256)
         let readerPublic = reader.publicKey
         let transcript = try SessionTranscript(bytes: AnnexD.bytes("SessionTranscriptBytes"))
@@ -94,7 +97,8 @@ struct Benchmarks {
             })
         for p in parts { print(p.line()) }
         let total = parts.map(\.medianMicroseconds).reduce(0, +)
-        let label = "crypto floor per holder transaction".padding(toLength: 44, withPad: " ", startingAt: 0)
+        let label = "crypto floor per holder transaction".padding(toLength: 48, withPad: " ", startingAt: 0)
         print(label + String(format: "%10.1f us (sum of the medians above)", total))
+        return total
     }
 }

@@ -1,39 +1,47 @@
 import Foundation
 
-/// Times `body` over `iterations` runs after `warmup` runs; reports the median and mean.
+/// CPU time of the calling thread (the benchmarks are single-threaded, so this is the CPU
+/// the work costs, unaffected by other load on the machine).
+func threadCPUNanoseconds() -> UInt64 {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+}
+
+/// Times `body` over `iterations` runs after `warmup` runs; reports the median and mean CPU
+/// time per run.
 struct Measurement {
     let name: String
     let iterations: Int
-    let median: Duration
-    let mean: Duration
+    let medianMicroseconds: Double
+    let meanMicroseconds: Double
 
-    var medianMicroseconds: Double { Self.microseconds(median) }
-    var meanMicroseconds: Double { Self.microseconds(mean) }
-
-    static func microseconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12
+    static func run(_ name: String, iterations: Int, warmup: Int = 10, _ body: () throws -> Void) rethrows -> Measurement {
+        try run(name, iterations: iterations, warmup: warmup, setup: {}, { _ in try body() })
     }
 
-    static func run(_ name: String, iterations: Int, warmup: Int = 10, _ body: () throws -> Void) rethrows
-        -> Measurement
-    {
-        for _ in 0..<warmup { try body() }
-        let clock = ContinuousClock()
-        var samples: [Duration] = []
+    /// Like `run`, with an untimed `setup` before each timed `body`.
+    static func run<T>(
+        _ name: String, iterations: Int, warmup: Int = 10, setup: () throws -> T, _ body: (T) throws -> Void
+    ) rethrows -> Measurement {
+        for _ in 0..<warmup { try body(setup()) }
+        var samples: [UInt64] = []
         samples.reserveCapacity(iterations)
         for _ in 0..<iterations {
-            let start = clock.now
-            try body()
-            samples.append(clock.now - start)
+            let input = try setup()
+            let start = threadCPUNanoseconds()
+            try body(input)
+            samples.append(threadCPUNanoseconds() - start)
         }
         samples.sort()
-        let total = samples.reduce(Duration.zero, +)
+        let mean = Double(samples.reduce(0, +)) / Double(iterations) / 1000
         return Measurement(
-            name: name, iterations: iterations, median: samples[samples.count / 2], mean: total / iterations)
+            name: name, iterations: iterations, medianMicroseconds: Double(samples[samples.count / 2]) / 1000,
+            meanMicroseconds: mean)
     }
 
     func line(extra: String = "") -> String {
-        let padded = name.padding(toLength: 44, withPad: " ", startingAt: 0)
+        let padded = name.padding(toLength: 48, withPad: " ", startingAt: 0)
         return padded + String(format: "%10.1f us median %10.1f us mean", medianMicroseconds, meanMicroseconds)
             + (extra.isEmpty ? "" : "  " + extra)
     }

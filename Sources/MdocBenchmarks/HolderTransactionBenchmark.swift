@@ -1,0 +1,73 @@
+import CBOR
+import Consent
+import Foundation
+import ISO18013
+import MdocCrypto
+import MdocIssuer
+import Presentation
+
+/// The holder engine's CPU per transaction: an mDL of 20 elements plus a 60 kB portrait,
+/// reader authentication on, deviceSignature; from the reader's SessionEstablishment to the
+/// encrypted DeviceResponse, plus the EDeviceKey generation. The reader's own work is done
+/// outside the timed part. Printed beside the crypto floor, as a ratio.
+enum HolderTransactionBenchmark {
+    static let mDL = "org.iso.18013.5.1.mDL"
+    static let ns = "org.iso.18013.5.1"
+
+    static func run(iterations: Int, floor: Double) throws {
+        let pki = try TestPKI.generate()
+        let deviceKey = try PrivateKey.generate(.p256)
+        var elements: [(String, CBOR)] = [
+            ("family_name", "Mustermann"), ("given_name", "Erika"), ("birth_date", .fullDate("1971-09-01")),
+            ("issue_date", .fullDate("2024-01-01")), ("expiry_date", .fullDate("2034-01-01")),
+            ("issuing_country", "US"), ("issuing_authority", "Utopia DMV"), ("document_number", "T1234567"),
+            ("un_distinguishing_sign", "USA"), ("sex", 2), ("height", 175), ("weight", 70), ("eye_colour", "blue"),
+            ("hair_colour", "brown"), ("resident_city", "Utopia"), ("nationality", "US"),
+            ("age_over_18", true), ("age_over_21", true), ("age_over_65", false),
+            ("driving_privileges", [["vehicle_category_code": "B", "issue_date": .fullDate("2024-01-01")]]),
+        ]
+        elements.append(("portrait", .bytes([0xFF, 0xD8] + SecureRandom.bytes(60_000 - 4) + [0xFF, 0xD9])))
+        let now = Date()
+        let issuerSigned = try MdocIssuer.issue(
+            docType: mDL, nameSpaces: [(ns, elements)], deviceKey: deviceKey.publicKey,
+            documentSignerKey: pki.documentSignerKey, documentSignerChain: [pki.documentSigner],
+            validFrom: now.addingTimeInterval(-60), validUntil: now.addingTimeInterval(86400))
+        let credential = PresentableCredential(id: "bench", docType: mDL, issuerSigned: issuerSigned, deviceKey: deviceKey)
+        let request = ItemsRequest(docType: mDL, nameSpaces: [.init(ns, elements.map { .init($0.0) })])
+        let config = HolderConfiguration(readerTrustAnchors: [pki.readerCA], untrustedReaders: .refuse)
+        let identity = ReaderIdentity(key: pki.readerKey, chain: [pki.reader])
+
+        var responseBytes = 0
+        let keygen = try Measurement.run("  EDeviceKey generation", iterations: iterations) {
+            _ = try PrivateKey.generate(.p256)
+        }
+        let engine = try Measurement.run(
+            "  establishment -> consent -> response", iterations: iterations,
+            setup: { () throws -> (PrivateKey, DeviceEngagement, [UInt8]) in
+                let key = try PrivateKey.generate(.p256)
+                let engagement = DeviceEngagement(
+                    eDeviceKey: key.publicKey,
+                    retrievalMethods: [.ble(version: 1, BleOptions(peripheralServerMode: true, centralClientMode: false))])
+                var reader = try ReaderSession(engagement: engagement, trustAnchors: [pki.iaca], identity: identity)
+                return (key, engagement, try reader.establishment(requesting: [request]))
+            }
+        ) { input in
+            var holder = HolderSession(
+                engagement: input.1, eDeviceKey: input.0, credentials: [credential], configuration: config, now: now)
+            var outputs = holder.receive(input.2, at: now)
+            guard case .consentNeeded(let consent)? = outputs.last else { fatalError("no consent request") }
+            outputs = holder.consent(.approveAll(consent), at: now)
+            guard case .send(let bytes) = outputs.first else { fatalError("no response") }
+            responseBytes = bytes.count
+        }
+        let total = keygen.medianMicroseconds + engine.medianMicroseconds
+        print("holder transaction: mDL, 20 elements + 60 kB portrait, reader auth, deviceSignature")
+        print(keygen.line())
+        print(engine.line(extra: "(response \(responseBytes) B)"))
+        let label = "holder CPU per transaction".padding(toLength: 48, withPad: " ", startingAt: 0)
+        print(label + String(format: "%10.1f us", total))
+        print(
+            "crypto floor".padding(toLength: 48, withPad: " ", startingAt: 0)
+                + String(format: "%10.1f us   ratio %.2f (target <= 1.30)", floor, total / floor))
+    }
+}
