@@ -21,6 +21,7 @@ test: test-deps
 	$(SWIFT) build --build-tests 2>&1 | tee .build-warnings.log
 	@! grep -E "warning:" .build-warnings.log | grep -v "^warning: 'main'" || (echo "compiler warnings above: fix them" && false)
 	$(SWIFT) test
+	Tests/Support/cli-test.sh .build/debug
 
 demo: deps
 	$(SWIFT) build --product mdoc-holder

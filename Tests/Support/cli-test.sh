@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# End-to-end checks of the real command-line tools: mdoc-issuer makes a PKI and an mDL,
+# mdoc-holder imports, lists, shows and deletes it, mdoc-reader verifies the standard's
+# Annex D response offline. Usage: Tests/Support/cli-test.sh [BIN_DIR] (default .build/debug).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bin=${1:-.build/debug}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+check() {  # check NAME COMMAND...: passes when the command succeeds
+  local name=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; sed 's/^/  /' "$tmp/err" | head -5; fi
+}
+fails() {  # fails NAME EXPECTED_EXIT COMMAND...: passes when the command exits with that code
+  local name=$1 want=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
+  if [ "$got" = "$want" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name (exit $got, wanted $want)"; fi
+}
+store="$tmp/wallet/wallet.sqlite"
+
+check "issuer makes a PKI" "$bin/mdoc-issuer" pki --out "$tmp/pki"
+check "issuer issues an mDL" "$bin/mdoc-issuer" issue --claims Fixtures/mdl-claims.json --pki "$tmp/pki" \
+  --out "$tmp/mdl.cbor" --new-device-key "$tmp/device.pem"
+check "device key is 0600" test "$(stat -c %a "$tmp/device.pem")" = 600
+check "holder imports it" "$bin/mdoc-holder" credentials import "$tmp/mdl.cbor" --device-key "$tmp/device.pem" \
+  --trust-anchor "$tmp/pki/iaca.pem" --store "$store"
+id=$(cat "$tmp/out")
+check "the import printed an id" test -n "$id"
+check "the store is 0600" test "$(stat -c %a "$store")" = 600
+check "list shows it" bash -c "'$bin/mdoc-holder' credentials list --store '$store' | grep -q '$id'"
+check "list --json is JSON with the id" bash -c \
+  "'$bin/mdoc-holder' credentials list --json --store '$store' | python3 -c 'import json,sys; assert json.load(sys.stdin)[0][\"id\"] == \"$id\"'"
+check "show hides values by default" bash -c "! '$bin/mdoc-holder' credentials show '$id' --store '$store' | grep -q 'Jane'"
+check "show --values shows them" bash -c "'$bin/mdoc-holder' credentials show '$id' --values --store '$store' | grep -q 'Jane'"
+check "list never prints the device key" bash -c "! '$bin/mdoc-holder' credentials show '$id' --json --values --store '$store' | grep -q 'PRIVATE KEY'"
+fails "an untrusted issuer is refused" 1 "$bin/mdoc-holder" credentials import "$tmp/mdl.cbor" \
+  --device-key "$tmp/device.pem" --trust-anchor Fixtures/pki/reader-ca.pem --store "$tmp/other.sqlite"
+python3 - "$tmp/mdl.cbor" "$tmp/tampered.cbor" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.find(b"Jane")
+b[i] = ord("Z")
+open(sys.argv[2], "wb").write(b)
+PY
+fails "a tampered credential is refused" 1 "$bin/mdoc-holder" credentials import "$tmp/tampered.cbor" \
+  --device-key "$tmp/device.pem" --trust-anchor "$tmp/pki/iaca.pem" --store "$tmp/other.sqlite"
+fails "the wrong device key is refused" 1 "$bin/mdoc-holder" credentials import "$tmp/mdl.cbor" \
+  --device-key Fixtures/mdl-device-key.pem --trust-anchor "$tmp/pki/iaca.pem" --store "$tmp/other.sqlite"
+check "history starts empty" bash -c "'$bin/mdoc-holder' history --json --store '$store' | python3 -c 'import json,sys; assert json.load(sys.stdin) == []'"
+check "delete removes it" "$bin/mdoc-holder" credentials delete "$id" --store "$store"
+check "list is empty after delete" bash -c "! '$bin/mdoc-holder' credentials list --store '$store' | grep -q '$id'"
+fails "deleting an unknown id fails" 1 "$bin/mdoc-holder" credentials delete "$id" --store "$store"
+
+# mdoc-reader verify on the standard's Annex D response (certificates expired: fixed time).
+python3 - "$tmp" <<'PY'
+import json, sys, base64
+d = json.load(open("Fixtures/vectors/iso18013-5-annex-d.json"))
+out = sys.argv[1]
+open(f"{out}/response.cbor", "wb").write(bytes.fromhex(d["DeviceResponse"]["hex"]))
+open(f"{out}/transcript.hex", "w").write(d["SessionTranscriptBytes"]["hex"])
+der = bytes.fromhex(d["IACA_certificate"]["hex"])
+open(f"{out}/iaca.pem", "w").write("-----BEGIN CERTIFICATE-----\n" + base64.encodebytes(der).decode() + "-----END CERTIFICATE-----\n")
+PY
+.venv-test/bin/python3 - "$tmp" <<'PY'
+import json, sys
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+d = json.load(open("Fixtures/vectors/iso18013-5-annex-d.json"))
+key = ec.derive_private_key(int(d["EReaderKey_private_d"]["hex"], 16), ec.SECP256R1())
+open(f"{sys.argv[1]}/reader.pem", "wb").write(key.private_bytes(
+    serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+PY
+check "reader verifies Annex D with the reader key" "$bin/mdoc-reader" verify "$tmp/response.cbor" \
+  --transcript "$tmp/transcript.hex" --trust-anchor "$tmp/iaca.pem" --at 2021-06-01T00:00:00Z --reader-key "$tmp/reader.pem"
+fails "reader says not valid without the reader key (deviceMac)" 1 "$bin/mdoc-reader" verify "$tmp/response.cbor" \
+  --transcript "$tmp/transcript.hex" --trust-anchor "$tmp/iaca.pem" --at 2021-06-01T00:00:00Z
+fails "reader says not valid once expired" 1 "$bin/mdoc-reader" verify "$tmp/response.cbor" \
+  --transcript "$tmp/transcript.hex" --trust-anchor "$tmp/iaca.pem" --reader-key "$tmp/reader.pem"
+fails "reader refuses a file that is not a response" 2 "$bin/mdoc-reader" verify "$tmp/iaca.pem" \
+  --transcript "$tmp/transcript.hex" --trust-anchor "$tmp/iaca.pem"
+check "engagement --qr uri prints one mdoc: line" bash -c "'$bin/mdoc-holder' engagement --qr uri | grep -qx 'mdoc:[A-Za-z0-9_-]*'"
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
