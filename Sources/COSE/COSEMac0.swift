@@ -12,22 +12,11 @@ public struct COSEMac0: Sendable, Hashable {
     public let tag: [UInt8]
 
     public init(cbor: CBOR) throws(COSEError) {
-        var item = cbor
-        if case .tagged(17, let inner) = cbor { item = inner }
-        guard case .array(let parts) = item, parts.count == 4 else {
-            throw .malformed("COSE_Mac0 is not an array of 4")
-        }
-        guard case .bytes(let protectedBytes) = parts[0] else { throw .malformed("protected header is not a bstr") }
-        guard case .map(let unprotected) = parts[1] else { throw .malformed("unprotected header is not a map") }
-        switch parts[2] {
-        case .bytes(let p): payload = p
-        case .null: payload = nil
-        default: throw .malformed("payload is neither a bstr nor null")
-        }
-        guard case .bytes(let tag) = parts[3] else { throw .malformed("tag is not a bstr") }
-        self.protected = try COSEProtectedHeader(bytes: protectedBytes)
-        self.unprotected = unprotected
-        self.tag = tag
+        let parts = try COSEMessageParts(cbor, tag: 17, name: "COSE_Mac0", lastName: "tag")
+        protected = parts.protected
+        unprotected = parts.unprotected
+        payload = parts.payload
+        tag = parts.last
     }
 
     /// MACs `payload` with HMAC-SHA256 under `key` (for ISO 18013-5: EMacKey).

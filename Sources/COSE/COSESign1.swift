@@ -11,22 +11,11 @@ public struct COSESign1: Sendable, Hashable {
 
     /// Reads an untagged or tag-18 COSE_Sign1.
     public init(cbor: CBOR) throws(COSEError) {
-        var item = cbor
-        if case .tagged(18, let inner) = cbor { item = inner }
-        guard case .array(let parts) = item, parts.count == 4 else {
-            throw .malformed("COSE_Sign1 is not an array of 4")
-        }
-        guard case .bytes(let protectedBytes) = parts[0] else { throw .malformed("protected header is not a bstr") }
-        guard case .map(let unprotected) = parts[1] else { throw .malformed("unprotected header is not a map") }
-        switch parts[2] {
-        case .bytes(let p): payload = p
-        case .null: payload = nil
-        default: throw .malformed("payload is neither a bstr nor null")
-        }
-        guard case .bytes(let signature) = parts[3] else { throw .malformed("signature is not a bstr") }
-        self.protected = try COSEProtectedHeader(bytes: protectedBytes)
-        self.unprotected = unprotected
-        self.signature = signature
+        let parts = try COSEMessageParts(cbor, tag: 18, name: "COSE_Sign1", lastName: "signature")
+        protected = parts.protected
+        unprotected = parts.unprotected
+        payload = parts.payload
+        signature = parts.last
     }
 
     init(protected: COSEProtectedHeader, unprotected: [CBORMapEntry], payload: [UInt8]?, signature: [UInt8]) {

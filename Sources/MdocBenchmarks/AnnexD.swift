@@ -1,4 +1,5 @@
 import Foundation
+import ISO18013
 
 /// The Annex D vectors, read from Fixtures/vectors (found next to this source tree, or
 /// under the directory in MDOC_FIXTURES).
@@ -20,15 +21,9 @@ enum AnnexD {
     }()
 
     static func bytes(_ key: String) -> [UInt8] {
-        guard let hex = (entries[key] as? [String: Any])?["hex"] as? String else { fatalError("no vector \(key)") }
-        var out: [UInt8] = []
-        out.reserveCapacity(hex.utf8.count / 2)
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            out.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
+        guard let hex = (entries[key] as? [String: Any])?["hex"] as? String, let bytes = Hex.decode(hex) else {
+            fatalError("no vector \(key)")
         }
-        return out
+        return bytes
     }
 }

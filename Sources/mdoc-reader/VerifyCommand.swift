@@ -78,16 +78,7 @@ enum InputFile {
         let raw = [UInt8](data)
         if (try? CBOR.decode(raw)) != nil { return raw }
         let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.count % 2 == 0, text.allSatisfy(\.isHexDigit) {
-            var out: [UInt8] = []
-            var i = text.startIndex
-            while i < text.endIndex {
-                let j = text.index(i, offsetBy: 2)
-                out.append(UInt8(text[i..<j], radix: 16)!)
-                i = j
-            }
-            return out
-        }
+        if let decoded = Hex.decode(text) { return decoded }
         if let decoded = Base64URL.decode(text) { return decoded }
         throw ReaderCLIError("\(path) holds neither CBOR nor hex or base64url text of the \(what)")
     }
