@@ -41,6 +41,9 @@ let package = Package(
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
         // ISO 18013-5 BLE: message framing and the GATT roles, over the BlueZ client.
         .target(name: "BLETransport", dependencies: ["BlueZ"]),
+        // Online presentation: JOSE over MdocCrypto, OpenID4VP 1.0 requests, DCQL, responses.
+        .target(name: "JOSE", dependencies: ["MdocCrypto"]),
+        .target(name: "OpenID4VP", dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation"]),
 
         // Executables.
         .executableTarget(
@@ -74,6 +77,8 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus"]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
+        .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
