@@ -24,8 +24,8 @@ test: test-deps
 	Tests/Support/cli-test.sh .build/debug
 
 demo: deps
-	$(SWIFT) build --product mdoc-holder
-	$(SWIFT) run mdoc-holder engagement --qr terminal
+	$(SWIFT) build --product mdoc-demo
+	$(SWIFT) run mdoc-demo Fixtures
 
 bench: deps
 	$(SWIFT) build -c release --product mdoc-benchmarks

@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "mdoc-reader", targets: ["mdoc-reader"]),
         .executable(name: "mdoc-issuer", targets: ["mdoc-issuer"]),
         .executable(name: "mdoc-benchmarks", targets: ["MdocBenchmarks"]),
+        .executable(name: "mdoc-demo", targets: ["mdoc-demo"]),
         .executable(name: "cbor-fuzzer", targets: ["CBORFuzzer"]),
     ],
     dependencies: [
@@ -60,6 +61,7 @@ let package = Package(
         .executableTarget(
             name: "mdoc-issuer",
             dependencies: ["MdocIssuer", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode"]),
         .executableTarget(name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer"]),
         .executableTarget(name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013"]),
 
