@@ -5,11 +5,15 @@ public enum QRCodeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The text does not fit in the largest QR code at the chosen error correction.
     case tooLong(bytes: Int)
     case encodingFailed
+    case pngFailed
+    case cannotWrite(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .tooLong(let n): return "\(n) bytes do not fit in a QR code"
         case .encodingFailed: return "libqrencode could not encode the text"
+        case .pngFailed: return "libpng could not write the QR code image"
+        case .cannotWrite(let path, let reason): return "cannot write \(path): \(reason)"
         }
     }
 }
@@ -34,6 +38,13 @@ public struct QRCode: Sendable, Equatable {
         let width = Int(code.pointee.width)
         size = width
         modules = (0..<(width * width)).map { code.pointee.data[$0] & 1 == 1 }
+    }
+
+    /// A symbol from its modules (row-major, true = dark), e.g. one read back from a rendering.
+    init(size: Int, modules: [Bool]) {
+        precondition(modules.count == size * size, "modules must be size x size")
+        self.size = size
+        self.modules = modules
     }
 
     public func isDark(row: Int, column: Int) -> Bool {

@@ -13,11 +13,27 @@ struct EngagementCommand: ParsableCommand {
         commandName: "engagement",
         abstract: "Generate a device engagement and print its QR code, URI and decoded content.")
 
-    enum QROutput: String, ExpressibleByArgument, CaseIterable {
+    /// Where the engagement goes: `terminal`, `uri`, `png:PATH` or `none`.
+    enum QROutput: ExpressibleByArgument {
         case terminal, uri, none
+        case png(String)
+
+        init?(argument: String) {
+            switch argument {
+            case "terminal": self = .terminal
+            case "uri": self = .uri
+            case "none": self = .none
+            default:
+                guard argument.hasPrefix("png:"), argument.count > 4 else { return nil }
+                self = .png(String(argument.dropFirst(4)))
+            }
+        }
     }
 
-    @Option(help: "How to show the engagement: terminal (QR drawn with half blocks), uri (the mdoc: URI alone), none.")
+    @Option(
+        help: ArgumentHelp(
+            "How to show the engagement: terminal (QR drawn with half blocks), uri (the mdoc: URI alone), png:PATH (a PNG written atomically), none.",
+            valueName: "terminal|uri|png:PATH|none"))
     var qr: QROutput = .terminal
 
     @Option(
@@ -51,6 +67,10 @@ struct EngagementCommand: ParsableCommand {
             Output.line("")
             Output.line("DeviceEngagement (\(engagement.bytes.count) bytes):")
             Output.line(try CBOR.decode(engagement.bytes).diagnostic())
+        case .png(let path):
+            try QRCode(text: engagement.uri).writePNG(to: path)
+            Output.line("QR code written to \(path)")
+            Output.line(engagement.uri)
         case .none:
             Output.line(try CBOR.decode(engagement.bytes).diagnostic())
         }

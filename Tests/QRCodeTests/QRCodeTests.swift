@@ -1,4 +1,5 @@
-import QRCode
+import Foundation
+@testable import QRCode
 import Testing
 
 struct QRCodeTests {
@@ -25,5 +26,76 @@ struct QRCodeTests {
 
     @Test func refusesTextTooLongForAQRCode() {
         #expect(throws: QRCodeError.self) { try QRCode(text: String(repeating: "x", count: 4000)) }
+    }
+}
+
+/// The PNG is read back by an independent decoder (zbarimg, from zbar-tools, installed by
+/// `make test-deps`).
+struct QRCodePNGTests {
+    @Test func aPNGIsScannedBackToTheURIByZbar() throws {
+        let uri = "mdoc:owBjMS4wAYIB2BhYS6QBAiABIVggWojRgrzl9C76WZQ_MzWdLoqWj_KJ2T5fpES2JDQxZ_4iWCCxbozo"
+        let path = NSTemporaryDirectory() + "qr-\(UUID().uuidString).png"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try QRCode(text: uri).writePNG(to: path, scale: 4)
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        #expect(Array(bytes.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        let zbar = "/usr/bin/zbarimg"
+        guard FileManager.default.isExecutableFile(atPath: zbar) else {
+            Issue.record("zbarimg is missing: run `make test-deps` (it installs zbar-tools)")
+            return
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: zbar)
+        p.arguments = ["--raw", "-q", path]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        p.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == uri)
+    }
+
+    @Test func writingIntoAMissingDirectoryFailsWithThePath() throws {
+        #expect(throws: QRCodeError.self) { try QRCode(text: "x").writePNG(to: "/nonexistent-dir/qr.png") }
+    }
+}
+
+extension QRCodePNGTests {
+    /// The terminal rendering, read back as a dark-background terminal shows it (block =
+    /// light), is scanned by zbar to the same URI: orientation, half-block pairing and the
+    /// quiet zone are right.
+    @Test func theTerminalRenderingScansBackToTheURI() throws {
+        let uri = "mdoc:owBjMS4wAYIB2BhYS6QBAiABIVggWojRgrzl9C76WZQ"
+        let lines = try QRCode(text: uri).terminalString().split(separator: "\n").map { Array($0) }
+        var modules: [Bool] = []
+        for line in lines {
+            var top: [Bool] = []
+            var bottom: [Bool] = []
+            for c in line {
+                let (t, b): (Bool, Bool) =
+                    switch c {
+                    case "\u{2588}": (true, true)
+                    case "\u{2580}": (true, false)
+                    case "\u{2584}": (false, true)
+                    default: (false, false)
+                    }
+                top.append(!t)  // light drawn = not dark
+                bottom.append(!b)
+            }
+            modules += top + bottom
+        }
+        let side = lines[0].count
+        let grid = QRCode(size: side, modules: Array(modules.prefix(side * side)))
+        let path = NSTemporaryDirectory() + "qr-term-\(UUID().uuidString).png"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try grid.writePNG(to: path, scale: 4, quietZone: 0)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+        p.arguments = ["--raw", "-q", path]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        p.waitUntilExit()
+        #expect(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == uri)
     }
 }

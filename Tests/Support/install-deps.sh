@@ -3,9 +3,9 @@
 # Usage: Tests/Support/install-deps.sh [build|test]
 set -euo pipefail
 kind=${1:-build}
-packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libsqlite3-dev libdbus-1-dev libbluetooth-dev)
+packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libpng-dev libsqlite3-dev libdbus-1-dev libbluetooth-dev)
 if [ "$kind" = test ]; then
-  packages+=(python3 python3-venv dbus-daemon)
+  packages+=(python3 python3-venv dbus-daemon zbar-tools)
 fi
 missing=()
 for p in "${packages[@]}"; do
