@@ -42,6 +42,8 @@ let package = Package(
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
         // ISO 18013-5 BLE: message framing and the GATT roles, over the BlueZ client.
         .target(name: "BLETransport", dependencies: ["BlueZ"]),
+        // The holder's proximity loop: a GATT server seam, BLE framing, the holder engine, consent.
+        .target(name: "Proximity", dependencies: ["BLETransport", "Presentation", "Consent", "ISO18013", "MdocCrypto"]),
         // Online presentation: JOSE over MdocCrypto, OpenID4VP 1.0 requests, DCQL, responses.
         .target(name: "JOSE", dependencies: ["MdocCrypto"]),
         .target(name: "OpenID4VP", dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation"]),
@@ -79,6 +81,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus"]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
+        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport"]),
     ],

@@ -116,7 +116,9 @@ public struct ConsentRequest: Sendable, Codable, Hashable {
     /// A warning the front-end must show before anything else (an untrusted reader, ...).
     public var warning: String?
 
-    public init(channel: PresentationChannel, requester: Requester, documents: [DocumentRequest], warning: String? = nil) {
+    public init(
+        channel: PresentationChannel, requester: Requester, documents: [DocumentRequest], warning: String? = nil
+    ) {
         self.channel = channel
         self.requester = requester
         self.documents = documents

@@ -62,7 +62,8 @@ public struct PolicyConsent: ConsentPrompt {
         try self.init(text: text, baseDirectory: base, now: now)
     }
 
-    public init(text: String, baseDirectory: URL, now: @escaping @Sendable () -> Date = { Date() }) throws(PolicyError) {
+    public init(text: String, baseDirectory: URL, now: @escaping @Sendable () -> Date = { Date() }) throws(PolicyError)
+    {
         var rules: [PolicyRule] = []
         for table in try PolicyFileParser.parse(text) {
             rules.append(try Self.rule(table, baseDirectory: baseDirectory))
@@ -83,7 +84,8 @@ public struct PolicyConsent: ConsentPrompt {
                     reader = .any
                 } else if r.hasPrefix("anchor:") {
                     let path = String(r.dropFirst("anchor:".count))
-                    let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : baseDirectory.appendingPathComponent(path)
+                    let url =
+                        path.hasPrefix("/") ? URL(fileURLWithPath: path) : baseDirectory.appendingPathComponent(path)
                     guard let pem = try? String(contentsOf: url, encoding: .utf8) else {
                         throw .invalidRule(line: line, "cannot read the anchor certificate \(url.path)")
                     }
@@ -92,7 +94,8 @@ public struct PolicyConsent: ConsentPrompt {
                     }
                     reader = .anchor(cert, path: url.path)
                 } else {
-                    throw .invalidRule(line: line, "reader must be \"trusted\", \"any\" or \"anchor:<path>\", not \"\(r)\"")
+                    throw .invalidRule(
+                        line: line, "reader must be \"trusted\", \"any\" or \"anchor:<path>\", not \"\(r)\"")
                 }
             case ("doctype", .string(let d)):
                 guard !d.isEmpty else { throw .invalidRule(line: line, "doctype is empty") }
@@ -106,7 +109,8 @@ public struct PolicyConsent: ConsentPrompt {
                         guard let colon = item.lastIndex(of: ":"), colon != item.startIndex,
                             item.index(after: colon) != item.endIndex
                         else {
-                            throw .invalidRule(line: line, "allow entries are \"namespace:element\" or \"*\", not \"\(item)\"")
+                            throw .invalidRule(
+                                line: line, "allow entries are \"namespace:element\" or \"*\", not \"\(item)\"")
                         }
                         ids.insert(ElementID(String(item[..<colon]), String(item[item.index(after: colon)...])))
                     }
@@ -163,7 +167,10 @@ public struct PolicyConsent: ConsentPrompt {
             case .trusted, .untrusted: break
             case .unauthenticated, .invalid: return false
             }
-            guard let chain = try? doc.requester.certificateChain.map({ (der) throws(CryptoError) in try Certificate(der: der) }),
+            guard
+                let chain = try? doc.requester.certificateChain.map({ (der) throws(CryptoError) in
+                    try Certificate(der: der)
+                }),
                 !chain.isEmpty
             else { return false }
             return CertificateChainValidator.validate(chain: chain, anchors: [anchor], at: now()).isValid

@@ -32,7 +32,8 @@ enum HolderTransactionBenchmark {
             docType: mDL, nameSpaces: [(ns, elements)], deviceKey: deviceKey.publicKey,
             documentSignerKey: pki.documentSignerKey, documentSignerChain: [pki.documentSigner],
             validFrom: now.addingTimeInterval(-60), validUntil: now.addingTimeInterval(86400))
-        let credential = PresentableCredential(id: "bench", docType: mDL, issuerSigned: issuerSigned, deviceKey: deviceKey)
+        let credential = PresentableCredential(
+            id: "bench", docType: mDL, issuerSigned: issuerSigned, deviceKey: deviceKey)
         let request = ItemsRequest(docType: mDL, nameSpaces: [.init(ns, elements.map { .init($0.0) })])
         let config = HolderConfiguration(readerTrustAnchors: [pki.readerCA], untrustedReaders: .refuse)
         let identity = ReaderIdentity(key: pki.readerKey, chain: [pki.reader])
@@ -47,7 +48,9 @@ enum HolderTransactionBenchmark {
                 let key = try PrivateKey.generate(.p256)
                 let engagement = DeviceEngagement(
                     eDeviceKey: key.publicKey,
-                    retrievalMethods: [.ble(version: 1, BleOptions(peripheralServerMode: true, centralClientMode: false))])
+                    retrievalMethods: [
+                        .ble(version: 1, BleOptions(peripheralServerMode: true, centralClientMode: false))
+                    ])
                 var reader = try ReaderSession(engagement: engagement, trustAnchors: [pki.iaca], identity: identity)
                 return (key, engagement, try reader.establishment(requesting: [request]))
             }

@@ -16,7 +16,9 @@ struct Measurement {
     let medianMicroseconds: Double
     let meanMicroseconds: Double
 
-    static func run(_ name: String, iterations: Int, warmup: Int = 10, _ body: () throws -> Void) rethrows -> Measurement {
+    static func run(_ name: String, iterations: Int, warmup: Int = 10, _ body: () throws -> Void) rethrows
+        -> Measurement
+    {
         try run(name, iterations: iterations, warmup: warmup, setup: {}, { _ in try body() })
     }
 

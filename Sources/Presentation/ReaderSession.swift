@@ -50,14 +50,16 @@ public struct ReaderSession: Sendable {
             throw .crypto(error)
         }
         let eReaderKeyBytes = EmbeddedCBOR(COSEKey(eReaderKey.publicKey).cbor)
-        transcript = SessionTranscript(deviceEngagement: engagement, eReaderKeyBytes: eReaderKeyBytes, handover: handover)
+        transcript = SessionTranscript(
+            deviceEngagement: engagement, eReaderKeyBytes: eReaderKeyBytes, handover: handover)
         let deviceKey: PublicKey
         do {
             deviceKey = try engagement.eDeviceKey.publicKey()
         } catch {
             throw .cose(structure: "EDeviceKey", error)
         }
-        encryption = try SessionEncryption(role: .reader, privateKey: eReaderKey, peerKey: deviceKey, transcript: transcript)
+        encryption = try SessionEncryption(
+            role: .reader, privateKey: eReaderKey, peerKey: deviceKey, transcript: transcript)
         self.eReaderKeyBytes = eReaderKeyBytes
     }
 
@@ -86,8 +88,10 @@ public struct ReaderSession: Sendable {
     /// The first message: SessionEstablishment carrying the encrypted DeviceRequest.
     public mutating func establishment(requesting items: [ItemsRequest]) throws(ISO18013Error) -> [UInt8] {
         let request = try deviceRequest(items)
-        return SessionEstablishment(eReaderKey: COSEKey(eReaderKey.publicKey), data: try encryption.encrypt(request.encoded))
-            .encoded
+        return SessionEstablishment(
+            eReaderKey: COSEKey(eReaderKey.publicKey), data: try encryption.encrypt(request.encoded)
+        )
+        .encoded
     }
 
     /// A further request in the same session.

@@ -19,7 +19,8 @@ struct ResponseBuilder {
             let docType = doc.docRequest.itemsRequest.docType
             func notReturned(_ outcome: PresentationRecord.Outcome) {
                 documentErrors.append((docType, ErrorCode.dataNotReturned))
-                records.append(PresentationRecord(requester: doc.requester, docType: docType, elementsSent: [], outcome: outcome))
+                records.append(
+                    PresentationRecord(requester: doc.requester, docType: docType, elementsSent: [], outcome: outcome))
             }
             if let refusal = doc.refusal {
                 notReturned(.notReturned(reason: refusal))
@@ -29,7 +30,9 @@ struct ResponseBuilder {
                 notReturned(.notReturned(reason: "no credential of this doc type"))
                 continue
             }
-            let requested = doc.docRequest.itemsRequest.requestedElements.map { ElementID($0.nameSpace, $0.element.identifier) }
+            let requested = doc.docRequest.itemsRequest.requestedElements.map {
+                ElementID($0.nameSpace, $0.element.identifier)
+            }
             let available = credential.elements
             let approved = decision.approved(for: docType).intersection(requested).intersection(available)
             guard !approved.isEmpty else {
@@ -76,7 +79,9 @@ struct ResponseBuilder {
             return DeviceAuthentication.mac(transcript: transcript, docType: docType, eMacKey: eMacKey)
         }
         guard key.curve.supportsSigning, let algorithm = SignatureAlgorithm.forSigning(with: key.curve) else {
-            throw .invalid(structure: "device key", reason: "a \(key.curve.rawValue) key cannot sign and the reader key is on another curve")
+            throw .invalid(
+                structure: "device key",
+                reason: "a \(key.curve.rawValue) key cannot sign and the reader key is on another curve")
         }
         return try DeviceAuthentication.sign(
             transcript: transcript, docType: docType, deviceKey: key, algorithm: algorithm)

@@ -45,7 +45,8 @@ extension QRCode {
     public func writePNG(to path: String, scale: Int = 8, quietZone: Int = 4) throws(QRCodeError) {
         let data = try png(scale: scale, quietZone: quietZone)
         let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).\(getpid()).tmp")
         do {
             try Data(data).write(to: temporary)
             if rename(temporary.path, url.path) != 0 {

@@ -42,7 +42,11 @@ struct Demo {
             fileBytes: [UInt8](Data(contentsOf: fixtures.appendingPathComponent("mdl.cbor"))),
             deviceKeyPEM: file(fixtures, "mdl-device-key.pem"), trustAnchors: iaca)
         section("1. Holder: imported the test mDL into a new store")
-        for c in try store.list() { print("   \(c.id)  \(c.docType)  \(c.elements.count) elements, valid until \(RFC3339.string(from: c.validUntil))") }
+        for c in try store.list() {
+            print(
+                "   \(c.id)  \(c.docType)  \(c.elements.count) elements, valid until \(RFC3339.string(from: c.validUntil))"
+            )
+        }
 
         // 2. A fresh engagement, as the QR code the reader scans.
         let eDeviceKey = try PrivateKey.generate(.p256)
@@ -51,19 +55,27 @@ struct Demo {
             retrievalMethods: [
                 .ble(
                     version: 1,
-                    BleOptions(peripheralServerMode: true, centralClientMode: false, peripheralServerUUID: SecureRandom.bytes(16)))
+                    BleOptions(
+                        peripheralServerMode: true, centralClientMode: false,
+                        peripheralServerUUID: SecureRandom.bytes(16)))
             ])
         section("2. Holder: device engagement (fresh key)")
         print(try QRCode(text: engagement.uri).terminalString())
         print("   \(engagement.uri)")
 
         // 3. The reader scans it and asks, signing its request.
-        var readerSession = try ReaderSession(engagement: DeviceEngagement(uri: engagement.uri), trustAnchors: iaca, identity: reader)
+        var readerSession = try ReaderSession(
+            engagement: DeviceEngagement(uri: engagement.uri), trustAnchors: iaca, identity: reader)
         let ns = "org.iso.18013.5.1"
         let request = ItemsRequest(
             docType: "org.iso.18013.5.1.mDL",
             nameSpaces: [
-                .init(ns, [.init("family_name"), .init("given_name"), .init("age_over_18"), .init("portrait"), .init("document_number", intentToRetain: true)])
+                .init(
+                    ns,
+                    [
+                        .init("family_name"), .init("given_name"), .init("age_over_18"), .init("portrait"),
+                        .init("document_number", intentToRetain: true),
+                    ])
             ])
         let establishment = try readerSession.establishment(requesting: [request])
         section("3. Reader: SessionEstablishment, \(establishment.count) bytes, reader-authenticated")
@@ -87,7 +99,9 @@ struct Demo {
             let output = outputs.removeFirst()
             switch output {
             case .requestReceived(let docTypes, let requester):
-                section("4. Holder: request for \(docTypes.joined(separator: ", ")) from \(requester.displayName) (\(requester.authentication.summary))")
+                section(
+                    "4. Holder: request for \(docTypes.joined(separator: ", ")) from \(requester.displayName) (\(requester.authentication.summary))"
+                )
             case .consentNeeded(let consent):
                 let decision = policy.decideNow(consent)
                 let approved = decision.approved(for: request.docType).sorted().map(\.description)
@@ -104,10 +118,16 @@ struct Demo {
         guard case .response(let verified, _, _) = try readerSession.receive(reply) else {
             throw DemoError("the holder sent no response")
         }
-        section("5. Reader: SessionData, \(reply.count) bytes, decrypted and verified: \(verified.isValid ? "VALID" : "NOT VALID")")
+        section(
+            "5. Reader: SessionData, \(reply.count) bytes, decrypted and verified: \(verified.isValid ? "VALID" : "NOT VALID")"
+        )
         for doc in verified.documents {
-            print("   \(doc.docType): issued by \(doc.issuer.documentSigner?.subject ?? "?"), \(doc.deviceAuthKind) \(doc.deviceAuthFailure == nil ? "verified" : "FAILED")")
-            for e in doc.elements { print("   \(e.id) = \(e.value.diagnostic(maxBytes: 8))\(e.digestMatches ? "" : " DIGEST MISMATCH")") }
+            print(
+                "   \(doc.docType): issued by \(doc.issuer.documentSigner?.subject ?? "?"), \(doc.deviceAuthKind) \(doc.deviceAuthFailure == nil ? "verified" : "FAILED")"
+            )
+            for e in doc.elements {
+                print("   \(e.id) = \(e.value.diagnostic(maxBytes: 8))\(e.digestMatches ? "" : " DIGEST MISMATCH")")
+            }
             for n in doc.notReturned { print("   not returned: \(n.id)") }
         }
         _ = holder.transportClosed()
@@ -115,7 +135,9 @@ struct Demo {
         // 6. The history keeps who, when, what; never values.
         section("6. Holder: history")
         for h in try store.history() {
-            print("   \(RFC3339.string(from: h.time))  \(h.channel.rawValue)  \(h.requesterName)  \(h.docType)  \(h.decision.name): \(h.elementsSent.joined(separator: ", "))")
+            print(
+                "   \(RFC3339.string(from: h.time))  \(h.channel.rawValue)  \(h.requesterName)  \(h.docType)  \(h.decision.name): \(h.elementsSent.joined(separator: ", "))"
+            )
         }
         print("\n(The engines talked over memory here; the Bluetooth LE transport is not built yet.)")
         _ = ids

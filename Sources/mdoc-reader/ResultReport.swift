@@ -35,10 +35,12 @@ struct ResultReport: Encodable {
             Document(
                 docType: d.docType, valid: d.isValid, documentSigner: d.issuer.documentSigner?.subject,
                 trustedBy: d.issuer.trustAnchor?.subject,
-                deviceAuthentication: d.deviceAuthFailure == nil ? "\(d.deviceAuthKind) verified" : "\(d.deviceAuthKind) FAILED",
+                deviceAuthentication: d.deviceAuthFailure == nil
+                    ? "\(d.deviceAuthKind) verified" : "\(d.deviceAuthKind) FAILED",
                 elements: d.elements.map {
                     Element(
-                        nameSpace: $0.id.nameSpace, identifier: $0.id.identifier, value: $0.value.diagnostic(maxBytes: 16),
+                        nameSpace: $0.id.nameSpace, identifier: $0.id.identifier,
+                        value: $0.value.diagnostic(maxBytes: 16),
                         digestMatches: $0.digestMatches)
                 }, notReturned: d.notReturned.map { "\($0.id) (error \($0.code))" }, failures: d.failures)
         }
@@ -54,7 +56,9 @@ struct ResultReport: Encodable {
         var out = "DeviceResponse status \(status): \(valid ? "VALID" : "NOT VALID")\n"
         for d in documents {
             out += "\n\(d.docType): \(d.valid ? "valid" : "NOT VALID")\n"
-            if let s = d.documentSigner { out += "  issued by \(s)" + (d.trustedBy.map { ", trusted by \($0)" } ?? "") + "\n" }
+            if let s = d.documentSigner {
+                out += "  issued by \(s)" + (d.trustedBy.map { ", trusted by \($0)" } ?? "") + "\n"
+            }
             out += "  \(d.deviceAuthentication)\n"
             for e in d.elements {
                 out += "  \(e.nameSpace):\(e.identifier) = \(e.value)\(e.digestMatches ? "" : "  [DIGEST MISMATCH]")\n"

@@ -9,7 +9,8 @@ import Presentation
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Verify a captured DeviceResponse: issuer signature and chain, digests, validity, device authentication.",
+        abstract:
+            "Verify a captured DeviceResponse: issuer signature and chain, digests, validity, device authentication.",
         discussion: "Exits 0 when every document verifies, 1 when something does not, 2 on bad input.")
 
     @Argument(help: "The DeviceResponse: CBOR, or its hex or base64url text.")
@@ -18,13 +19,16 @@ struct VerifyCommand: ParsableCommand {
     @Option(help: "The SessionTranscript (CBOR, tagged or not, or hex/base64url text).")
     var transcript: String
 
-    @Option(name: .customLong("trust-anchor"), help: "IACA certificate(s) (PEM) the document signer must chain to. Repeatable.")
+    @Option(
+        name: .customLong("trust-anchor"),
+        help: "IACA certificate(s) (PEM) the document signer must chain to. Repeatable.")
     var trustAnchors: [String] = []
 
     @Option(help: "Verification time (RFC 3339), default now.")
     var at: String?
 
-    @Option(name: .customLong("reader-key"), help: "The reader's ephemeral private key (PEM): needed to check deviceMac.")
+    @Option(
+        name: .customLong("reader-key"), help: "The reader's ephemeral private key (PEM): needed to check deviceMac.")
     var readerKey: String?
 
     @Flag(help: "Print the result as JSON.")
@@ -34,12 +38,16 @@ struct VerifyCommand: ParsableCommand {
         do {
             let response = try InputFile.bytes(file, what: "DeviceResponse")
             let transcript = try SessionTranscript(bytes: InputFile.bytes(self.transcript, what: "SessionTranscript"))
-            guard !trustAnchors.isEmpty else { throw ReaderCLIError("give at least one --trust-anchor (the IACA certificate)") }
+            guard !trustAnchors.isEmpty else {
+                throw ReaderCLIError("give at least one --trust-anchor (the IACA certificate)")
+            }
             var anchors: [Certificate] = []
             for path in trustAnchors { anchors += try InputFile.certificates(path) }
             var time = Date()
             if let at {
-                guard let t = RFC3339.date(from: at) else { throw ReaderCLIError("--at \(at) is not an RFC 3339 date-time") }
+                guard let t = RFC3339.date(from: at) else {
+                    throw ReaderCLIError("--at \(at) is not an RFC 3339 date-time")
+                }
                 time = t
             }
             let key = try readerKey.map { try PrivateKey(pem: InputFile.text($0)) }
@@ -74,7 +82,9 @@ enum InputFile {
 
     /// Binary CBOR as is; text files holding hex or base64url are decoded.
     static func bytes(_ path: String, what: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw ReaderCLIError("cannot read \(what) file \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ReaderCLIError("cannot read \(what) file \(path)")
+        }
         let raw = [UInt8](data)
         if (try? CBOR.decode(raw)) != nil { return raw }
         let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -45,7 +45,8 @@ struct DecodingLimitsTests {
             try CBOR.decode([UInt8](hex: "bbffffffffffffffff0102"))
         }
         // Found by the fuzzer: a count of 2^63 + 1 inside a map once overflowed.
-        #expect(throws: CBORError.declaredLengthExceedsInput(offset: 1, declared: 0x8000_0000_0000_0001, available: 1)) {
+        #expect(throws: CBORError.declaredLengthExceedsInput(offset: 1, declared: 0x8000_0000_0000_0001, available: 1))
+        {
             try CBOR.decode([UInt8](hex: "a1bb800000000000000101"))
         }
         #expect(throws: CBORError.truncated(offset: 0)) { try CBOR.decode([UInt8](hex: "5b800000000000000001")) }

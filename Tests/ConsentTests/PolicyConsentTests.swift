@@ -1,8 +1,8 @@
 import Consent
 import Foundation
 import MdocCrypto
-import Testing
 import TestSupport
+import Testing
 
 /// Kiosk policy files: first matching rule wins, no match declines.
 struct PolicyConsentTests {
@@ -10,14 +10,17 @@ struct PolicyConsentTests {
     static let ns = "org.iso.18013.5.1"
     static let dir = URL(fileURLWithPath: NSTemporaryDirectory())
 
-    static func request(_ auth: RequesterAuthentication, docType: String = mDL, chain: [[UInt8]] = []) -> ConsentRequest {
+    static func request(_ auth: RequesterAuthentication, docType: String = mDL, chain: [[UInt8]] = []) -> ConsentRequest
+    {
         let requester = Requester(displayName: "reader", authentication: auth, certificateChain: chain)
-        let elements = ["family_name", "age_over_18", "portrait"].map {
-            RequestedElement(ElementID(ns, $0), intentToRetain: false, available: true)
-        } + [RequestedElement(ElementID(ns, "age_over_21"), intentToRetain: false, available: false)]
+        let elements =
+            ["family_name", "age_over_18", "portrait"].map {
+                RequestedElement(ElementID(ns, $0), intentToRetain: false, available: true)
+            } + [RequestedElement(ElementID(ns, "age_over_21"), intentToRetain: false, available: false)]
         return ConsentRequest(
             channel: .ble, requester: requester,
-            documents: [DocumentRequest(docType: docType, credentialID: "c1", elements: elements, requester: requester)])
+            documents: [DocumentRequest(docType: docType, credentialID: "c1", elements: elements, requester: requester)]
+        )
     }
 
     static let policy = """
@@ -38,7 +41,8 @@ struct PolicyConsentTests {
         let p = try PolicyConsent(text: Self.policy, baseDirectory: Self.dir)
         #expect(p.rules.count == 2)
         let trusted = p.decideNow(Self.request(.trusted(anchor: "CN=root")))
-        #expect(trusted.approved(for: Self.mDL) == [ElementID(Self.ns, "family_name"), ElementID(Self.ns, "age_over_18")])
+        #expect(
+            trusted.approved(for: Self.mDL) == [ElementID(Self.ns, "family_name"), ElementID(Self.ns, "age_over_18")])
         let anyone = p.decideNow(Self.request(.unauthenticated))
         #expect(anyone.approved(for: Self.mDL) == [ElementID(Self.ns, "age_over_18")])
     }
@@ -51,7 +55,8 @@ struct PolicyConsentTests {
     }
 
     @Test func starAllowsEverythingHeldAndAnyDocType() throws {
-        let p = try PolicyConsent(text: "[[rule]]\nreader = \"any\"\ndoctype = \"*\"\nallow = [\"*\"]\n", baseDirectory: Self.dir)
+        let p = try PolicyConsent(
+            text: "[[rule]]\nreader = \"any\"\ndoctype = \"*\"\nallow = [\"*\"]\n", baseDirectory: Self.dir)
         let d = p.decideNow(Self.request(.unauthenticated, docType: "org.example.x"))
         #expect(d.approved(for: "org.example.x").count == 3)
     }

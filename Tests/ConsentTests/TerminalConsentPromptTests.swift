@@ -17,7 +17,8 @@ struct TerminalConsentPromptTests {
 
     static func request(warning: String? = nil) -> ConsentRequest {
         let requester = Requester(
-            displayName: "Police reader", identifier: "CN=Police reader,C=US", authentication: .trusted(anchor: "CN=Police root"))
+            displayName: "Police reader", identifier: "CN=Police reader,C=US",
+            authentication: .trusted(anchor: "CN=Police root"))
         return ConsentRequest(
             channel: .ble, requester: requester,
             documents: [
@@ -42,7 +43,9 @@ struct TerminalConsentPromptTests {
     }
 
     @Test func approveAllDeclineAndChoose() async {
-        #expect(await TerminalConsentPrompt(io: ScriptedTerminal(["a"])).decide(Self.request()) == .approveAll(Self.request()))
+        #expect(
+            await TerminalConsentPrompt(io: ScriptedTerminal(["a"])).decide(Self.request())
+                == .approveAll(Self.request()))
         #expect(await TerminalConsentPrompt(io: ScriptedTerminal(["d"])).decide(Self.request()) == .decline)
         let chosen = await TerminalConsentPrompt(io: ScriptedTerminal(["c", "2"])).decide(Self.request())
         #expect(chosen == .approve([Self.mDL: [ElementID(Self.ns, "portrait")]]))
@@ -50,7 +53,9 @@ struct TerminalConsentPromptTests {
 
     @Test func badAnswersAreAskedAgainAndEndOfInputDeclines() {
         let t = ScriptedTerminal(["maybe", "c", "7", "c", "1"])
-        #expect(TerminalConsentPrompt(io: t).dialogue(Self.request()) == .approve([Self.mDL: [ElementID(Self.ns, "family_name")]]))
+        #expect(
+            TerminalConsentPrompt(io: t).dialogue(Self.request())
+                == .approve([Self.mDL: [ElementID(Self.ns, "family_name")]]))
         #expect(t.output.contains("Please answer a, c or d."))
         #expect(t.output.contains("7 is not one of the numbers 1-2."))
         #expect(TerminalConsentPrompt(io: ScriptedTerminal([])).dialogue(Self.request()) == .decline)

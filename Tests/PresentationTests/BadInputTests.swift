@@ -5,8 +5,8 @@ import Foundation
 import ISO18013
 import MdocCrypto
 import Presentation
-import Testing
 import TestSupport
+import Testing
 
 /// Every bad input gets the standard's answer and the session ends cleanly.
 struct BadInputTests {
@@ -77,7 +77,8 @@ struct BadInputTests {
         let readerKey = try PrivateKey.generate(.p256)
         let keyBytes = EmbeddedCBOR(COSEKey(readerKey.publicKey).cbor)
         let t = SessionTranscript(deviceEngagement: engagement, eReaderKeyBytes: keyBytes)
-        var enc = try SessionEncryption(role: .reader, privateKey: readerKey, peerKey: eDeviceKey.publicKey, transcript: t)
+        var enc = try SessionEncryption(
+            role: .reader, privateKey: readerKey, peerKey: eDeviceKey.publicKey, transcript: t)
         let message = SessionEstablishment(
             eReaderKey: COSEKey(readerKey.publicKey), data: try enc.encrypt((["version": "1.0"] as CBOR).encoded()))
         let out = holder.receive(message.encoded, at: D.time)
@@ -95,7 +96,8 @@ struct BadInputTests {
     @Test func aMessageOverTheLimitEndsTheSession() throws {
         var config = HolderConfiguration()
         config.maxMessageSize = 1000
-        var x = try InMemoryExchange(credentials: [D.credential()], configuration: config, iacas: [D.iaca], time: D.time)
+        var x = try InMemoryExchange(
+            credentials: [D.credential()], configuration: config, iacas: [D.iaca], time: D.time)
         let out = x.holder.receive([UInt8](repeating: 0, count: 1001), at: D.time)
         #expect(Self.statusOf(out) == 11)
         #expect(Self.reason(out) == .messageTooLarge(1001))

@@ -5,8 +5,8 @@ import Foundation
 import ISO18013
 import MdocCrypto
 import Presentation
-import Testing
 import TestSupport
+import Testing
 
 /// The holder and reader engines talking over an in-memory transport.
 struct HolderReaderEndToEndTests {
@@ -44,7 +44,8 @@ struct HolderReaderEndToEndTests {
     @Test func deviceMacIsUsedWhenConfiguredAndVerifies() throws {
         var config = HolderConfiguration()
         config.deviceAuth = .mac
-        var x = try InMemoryExchange(credentials: [D.credential()], configuration: config, iacas: [D.iaca], time: D.time)
+        var x = try InMemoryExchange(
+            credentials: [D.credential()], configuration: config, iacas: [D.iaca], time: D.time)
         let response = try #require(try x.request([D.request(["family_name"])])?.verified)
         #expect(response.documents[0].deviceAuthKind == "deviceMac")
         #expect(response.isValid, "\(response.documents.flatMap(\.failures))")

@@ -30,7 +30,8 @@ struct InMemoryExchange {
             engagement: engagement, eDeviceKey: eDeviceKey, credentials: credentials, configuration: configuration,
             now: time)
         // The reader only sees what the QR code carries.
-        reader = try ReaderSession(engagement: DeviceEngagement(uri: engagement.uri), trustAnchors: iacas, identity: identity)
+        reader = try ReaderSession(
+            engagement: DeviceEngagement(uri: engagement.uri), trustAnchors: iacas, identity: identity)
         self.time = time
     }
 

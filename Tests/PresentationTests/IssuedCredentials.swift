@@ -30,7 +30,8 @@ struct IssuedCredentials {
             docType: docType, nameSpaces: [(nameSpace, items)], deviceKey: key.publicKey,
             documentSignerKey: pki.documentSignerKey, documentSignerChain: [pki.documentSigner],
             validFrom: now.addingTimeInterval(-60), validUntil: now.addingTimeInterval(86400))
-        return PresentableCredential(id: UUID().uuidString, docType: docType, issuerSigned: issuerSigned, deviceKey: key)
+        return PresentableCredential(
+            id: UUID().uuidString, docType: docType, issuerSigned: issuerSigned, deviceKey: key)
     }
 
     var readerIdentity: ReaderIdentity { ReaderIdentity(key: pki.readerKey, chain: [pki.reader]) }

@@ -3,8 +3,8 @@ import Foundation
 import ISO18013
 import MdocCrypto
 import Presentation
-import Testing
 import TestSupport
+import Testing
 import Wallet
 
 /// A credential issued by pymdoccbor (an independent implementation, installed in the test
@@ -53,7 +53,9 @@ struct PeerIssuerInteropTests {
             try x.request([
                 ItemsRequest(
                     docType: "org.iso.18013.5.1.mDL",
-                    nameSpaces: [.init("org.iso.18013.5.1", [.init("family_name"), .init("age_over_18"), .init("portrait")])])
+                    nameSpaces: [
+                        .init("org.iso.18013.5.1", [.init("family_name"), .init("age_over_18"), .init("portrait")])
+                    ])
             ])?.verified)
         #expect(response.isValid, "\(response.documents.flatMap(\.failures))")
         #expect(Set(response.documents[0].elements.map(\.id.identifier)) == ["family_name", "age_over_18", "portrait"])

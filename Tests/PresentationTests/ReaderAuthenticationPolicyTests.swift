@@ -21,7 +21,9 @@ struct ReaderAuthenticationPolicyTests {
             time: issued.now)
     }
 
-    static let request = [ItemsRequest(docType: I.mDL, nameSpaces: [.init(I.ns, [.init("family_name"), .init("age_over_18")])])]
+    static let request = [
+        ItemsRequest(docType: I.mDL, nameSpaces: [.init(I.ns, [.init("family_name"), .init("age_over_18")])])
+    ]
 
     @Test func aTrustedReaderIsShownWithItsAnchorAndNoWarning() throws {
         let issued = try I()
@@ -88,7 +90,8 @@ struct ReaderAuthenticationPolicyTests {
     @Test func twoDocumentsAreAnsweredTogether() throws {
         let issued = try I()
         let mdl = try issued.issue()
-        let card = try issued.issue(docType: I.loyalty, nameSpace: I.loyalty, elements: [("member_id", "M-42"), ("tier", "gold")])
+        let card = try issued.issue(
+            docType: I.loyalty, nameSpace: I.loyalty, elements: [("member_id", "M-42"), ("tier", "gold")])
         var x = try InMemoryExchange(
             credentials: [mdl, card], configuration: HolderConfiguration(readerTrustAnchors: [issued.pki.readerCA]),
             iacas: [issued.pki.iaca], identity: issued.readerIdentity, time: issued.now)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import QRCode
 import Testing
+
+@testable import QRCode
 
 struct QRCodeTests {
     @Test func encodesAnMdocURIWithFinderPatterns() throws {
@@ -96,6 +97,8 @@ extension QRCodePNGTests {
         p.standardOutput = out
         try p.run()
         p.waitUntilExit()
-        #expect(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == uri)
+        #expect(
+            String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(
+                in: .whitespacesAndNewlines) == uri)
     }
 }
