@@ -1,0 +1,179 @@
+import Foundation
+import JOSE
+
+/// An OpenID4VP 1.0 Authorization Request for `vp_token` with Response Mode `direct_post` or
+/// `direct_post.jwt`: the parameters a holder of mdocs uses, read and checked.
+///
+/// Reading checks the parameters alone; who sent them is checked by
+/// ``RequestObjectVerifier``, which is the only way to a ``VerifiedAuthorizationRequest``.
+public struct AuthorizationRequest: Sendable {
+    /// The Response Modes this wallet answers with.
+    public enum ResponseMode: String, Sendable, Hashable {
+        /// Form-encoded POST of `vp_token` and `state` to `response_uri`.
+        case directPost = "direct_post"
+        /// The same parameters as a JWE, POSTed as `response`.
+        case directPostJWT = "direct_post.jwt"
+    }
+
+    /// What is asked for.
+    public enum Query: Sendable {
+        /// OpenID4VP 1.0.
+        case dcql(DCQLQuery)
+        /// Before OpenID4VP 1.0 (ISO/IEC TS 18013-7 Annex B): DIF Presentation Exchange.
+        case presentationDefinition(PresentationDefinition)
+    }
+
+    public var clientID: ClientIdentifier
+    /// `response_type`: always `vp_token` once read.
+    public var responseType: String
+    public var responseMode: ResponseMode
+    /// `response_uri`: an https URL.
+    public var responseURI: String
+    public var nonce: String
+    public var state: String?
+    public var query: Query
+    public var clientMetadata: ClientMetadata?
+    /// `wallet_nonce` (request_uri POST only).
+    public var walletNonce: String?
+    /// `exp` of a Request Object.
+    public var expiresAt: Date?
+    /// `nbf` of a Request Object.
+    public var notBefore: Date?
+
+    /// The DCQL query, or the Presentation Exchange request expressed as one.
+    public var dcqlQuery: DCQLQuery {
+        switch query {
+        case .dcql(let q): return q
+        case .presentationDefinition(let pd): return pd.dcqlQuery
+        }
+    }
+
+    /// Whether this is a request of the drafts before OpenID4VP 1.0 (presentation_definition),
+    /// answered with the ISO/IEC TS 18013-7 handover.
+    public var isPreFinal: Bool {
+        if case .presentationDefinition = query { return true }
+        return false
+    }
+
+    /// The host of ``responseURI``.
+    public var responseURIHost: String? { URLComponents(string: responseURI)?.host?.lowercased() }
+
+    /// Reads the request parameters: from a URL's query (every value a string; JSON-valued
+    /// parameters as JSON text) or from a Request Object's claims (JSON values).
+    ///
+    /// - Throws: the error OpenID4VP 1.0 section 8.5 names: `invalid_request` for a missing,
+    ///   malformed or forbidden parameter, `unsupported_response_type`, `invalid_scope` for a
+    ///   scope-only request, `invalid_transaction_data` when transaction data is present (no
+    ///   type is supported), `vp_formats_not_supported` when nothing asked for is an mdoc.
+    public init(parameters: [String: JSONValue]) throws(AuthorizationError) {
+        func string(_ name: String) throws(AuthorizationError) -> String? {
+            guard let value = parameters[name] else { return nil }
+            guard let s = value.stringValue else { throw .invalidRequest("\(name) is not a string") }
+            return s
+        }
+        func json(_ name: String) throws(AuthorizationError) -> JSONValue? {
+            guard let value = parameters[name] else { return nil }
+            guard case .string(let text) = value else { return value }
+            do {
+                return try JSONValue(parsing: text)
+            } catch {
+                throw .invalidRequest("\(name) is not valid JSON")
+            }
+        }
+
+        clientID = try Self.clientIdentifier(parameters)
+
+        guard let responseType = try string("response_type") else { throw .invalidRequest("response_type is missing") }
+        guard responseType == "vp_token" else {
+            throw AuthorizationError(.unsupportedResponseType, "only response_type vp_token is supported")
+        }
+        self.responseType = responseType
+
+        guard let mode = try string("response_mode") else { throw .invalidRequest("response_mode is missing") }
+        guard let responseMode = ResponseMode(rawValue: mode) else {
+            throw .invalidRequest("response_mode must be direct_post or direct_post.jwt")
+        }
+        self.responseMode = responseMode
+        guard parameters["redirect_uri"] == nil else {
+            throw .invalidRequest("redirect_uri must not be present with response_mode \(mode)")
+        }
+        // A redirect_uri: verifier may leave response_uri out: it is the client identifier.
+        let fallbackURI = clientID.prefix == .redirectURI ? clientID.value : nil
+        guard let responseURI = try string("response_uri") ?? fallbackURI else {
+            throw .invalidRequest("response_uri is missing")
+        }
+        guard let components = URLComponents(string: responseURI), components.scheme?.lowercased() == "https",
+            let host = components.host, !host.isEmpty
+        else { throw .invalidRequest("response_uri is not an https URL") }
+        self.responseURI = responseURI
+
+        guard let nonce = try string("nonce"), !nonce.isEmpty else { throw .invalidRequest("nonce is missing") }
+        self.nonce = nonce
+        state = try string("state")
+        walletNonce = try string("wallet_nonce")
+
+        guard parameters["transaction_data"] == nil else {
+            throw AuthorizationError(.invalidTransactionData, "transaction_data is not supported")
+        }
+        if parameters["presentation_definition_uri"] != nil {
+            throw .invalidRequest("presentation_definition_uri is not supported")
+        }
+        if parameters["client_metadata_uri"] != nil {
+            throw .invalidRequest("client_metadata_uri is not supported")
+        }
+        let dcql = try json("dcql_query")
+        let definition = try json("presentation_definition")
+        let scope = try string("scope")
+        switch (dcql, definition) {
+        case (let dcql?, nil):
+            guard scope == nil else { throw .invalidRequest("both dcql_query and scope are present") }
+            query = .dcql(try DCQLQuery(json: dcql))
+        case (nil, let definition?):
+            query = .presentationDefinition(try PresentationDefinition(json: definition))
+            guard responseMode == .directPostJWT else {
+                throw .invalidRequest("a presentation_definition request must use direct_post.jwt")
+            }
+        case (nil, nil):
+            if scope != nil { throw AuthorizationError(.invalidScope, "no scope value maps to a query") }
+            throw .invalidRequest("dcql_query is missing")
+        case (_?, _?):
+            throw .invalidRequest("both dcql_query and presentation_definition are present")
+        }
+        guard dcqlQuery.credentials.contains(where: \.isMdoc) else {
+            throw AuthorizationError(.vpFormatsNotSupported, "no credential query asks for mso_mdoc")
+        }
+
+        if let metadata = try json("client_metadata") {
+            clientMetadata = try ClientMetadata(json: metadata)
+        }
+        if let mdoc = clientMetadata, mdoc.hasVPFormats, mdoc.mdocFormat == nil {
+            throw AuthorizationError(.vpFormatsNotSupported, "vp_formats_supported does not list mso_mdoc")
+        }
+        expiresAt = try Self.date(parameters["exp"], "exp")
+        notBefore = try Self.date(parameters["nbf"], "nbf")
+    }
+
+    /// `client_id`, with the prefix of a pre-1.0 `client_id_scheme` when it has none of its own.
+    static func clientIdentifier(_ parameters: [String: JSONValue]) throws(AuthorizationError) -> ClientIdentifier {
+        guard let clientID = parameters["client_id"]?.stringValue, !clientID.isEmpty else {
+            throw .invalidRequest("client_id is missing or not a string")
+        }
+        let parsed = ClientIdentifier(clientID)
+        guard let schemeValue = parameters["client_id_scheme"], parsed.prefix == .preRegistered else { return parsed }
+        // Drafts before 1.0 sent the prefix apart.
+        let legacy: [String: ClientIdentifier.Prefix] = [
+            "x509_san_dns": .x509SanDNS, "redirect_uri": .redirectURI, "did": .decentralizedIdentifier,
+            "verifier_attestation": .verifierAttestation, "pre-registered": .preRegistered,
+        ]
+        guard let scheme = schemeValue.stringValue, let prefix = legacy[scheme] else {
+            throw .invalidRequest("client_id_scheme is not supported")
+        }
+        return ClientIdentifier(legacyClientID: clientID, scheme: prefix)
+    }
+
+    private static func date(_ value: JSONValue?, _ name: String) throws(AuthorizationError) -> Date? {
+        guard let value else { return nil }
+        guard let seconds = value.numberValue else { throw .invalidRequestObject("\(name) is not a number") }
+        return Date(timeIntervalSince1970: seconds)
+    }
+}

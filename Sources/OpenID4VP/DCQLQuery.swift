@@ -1,0 +1,266 @@
+import Consent
+import JOSE
+
+/// A Digital Credentials Query Language query (OpenID4VP 1.0 section 6): which credentials,
+/// which of their claims, and which combinations of credentials answer the request.
+///
+/// Every credential query is read and checked whatever its format; only `mso_mdoc` ones can be
+/// answered by this holder (the matcher treats the others as having no credential).
+public struct DCQLQuery: Sendable, Equatable {
+    /// The credential format identifier of ISO mdocs.
+    public static let mdocFormat = "mso_mdoc"
+
+    /// `credentials`: at least one, ids unique.
+    public var credentials: [CredentialQuery]
+    /// `credential_sets`, if given.
+    public var credentialSets: [CredentialSetQuery]?
+
+    /// A Credential Query (section 6.1).
+    public struct CredentialQuery: Sendable, Equatable {
+        /// `id`: letters, digits, `_` and `-`.
+        public var id: String
+        /// `format`, e.g. "mso_mdoc".
+        public var format: String
+        /// `multiple` (default false).
+        public var multiple: Bool
+        /// `meta.doctype_value` (mso_mdoc).
+        public var doctype: String?
+        /// `claims`, if given (nil: no claims requested).
+        public var claims: [ClaimQuery]?
+        /// `claim_sets`: claim ids, most preferred option first.
+        public var claimSets: [[String]]?
+        /// `require_cryptographic_holder_binding` (default true; mdocs always bind).
+        public var requireCryptographicHolderBinding: Bool
+
+        public init(
+            id: String, format: String = DCQLQuery.mdocFormat, doctype: String?, claims: [ClaimQuery]? = nil,
+            claimSets: [[String]]? = nil, multiple: Bool = false, requireCryptographicHolderBinding: Bool = true
+        ) {
+            self.id = id
+            self.format = format
+            self.doctype = doctype
+            self.claims = claims
+            self.claimSets = claimSets
+            self.multiple = multiple
+            self.requireCryptographicHolderBinding = requireCryptographicHolderBinding
+        }
+
+        /// Whether this asks for an ISO mdoc.
+        public var isMdoc: Bool { format == DCQLQuery.mdocFormat }
+    }
+
+    /// A Claims Query (section 6.3).
+    public struct ClaimQuery: Sendable, Equatable {
+        /// `id` (required when the credential query has `claim_sets`).
+        public var id: String?
+        /// `path`: for mso_mdoc exactly `[namespace, element identifier]`.
+        public var path: [JSONValue]
+        /// `values`: the claim is usable only if its value is one of these.
+        public var values: [JSONValue]?
+        /// `intent_to_retain` (mso_mdoc).
+        public var intentToRetain: Bool
+
+        public init(id: String? = nil, path: [JSONValue], values: [JSONValue]? = nil, intentToRetain: Bool = false) {
+            self.id = id
+            self.path = path
+            self.values = values
+            self.intentToRetain = intentToRetain
+        }
+
+        /// An mdoc claim: `["namespace", "element"]`.
+        public init(id: String? = nil, _ nameSpace: String, _ element: String, intentToRetain: Bool = false) {
+            self.init(id: id, path: [.string(nameSpace), .string(element)], intentToRetain: intentToRetain)
+        }
+
+        /// The data element the path names, when it is a two-string mdoc path.
+        public var element: ElementID? {
+            guard path.count == 2, let nameSpace = path[0].stringValue, let identifier = path[1].stringValue else {
+                return nil
+            }
+            return ElementID(nameSpace, identifier)
+        }
+    }
+
+    /// A Credential Set Query (section 6.2).
+    public struct CredentialSetQuery: Sendable, Equatable {
+        /// `options`: each a list of credential query ids that together satisfy the set.
+        public var options: [[String]]
+        /// `required` (default true).
+        public var required: Bool
+
+        public init(options: [[String]], required: Bool = true) {
+            self.options = options
+            self.required = required
+        }
+    }
+
+    /// A query from its parts, checked like a parsed one.
+    public init(credentials: [CredentialQuery], credentialSets: [CredentialSetQuery]? = nil) throws(AuthorizationError)
+    {
+        self.credentials = credentials
+        self.credentialSets = credentialSets
+        try validate()
+    }
+
+    /// Reads `dcql_query`. Unknown members are ignored (section 6).
+    ///
+    /// - Throws: `invalid_request` naming the member that breaks the rules of section 6.
+    public init(json: JSONValue) throws(AuthorizationError) {
+        guard let members = json.objectValue else { throw .invalidRequest("dcql_query is not a JSON object") }
+        guard let credentialValues = members["credentials"]?.arrayValue else {
+            throw .invalidRequest("dcql_query.credentials is not an array")
+        }
+        var credentials: [CredentialQuery] = []
+        for value in credentialValues { credentials.append(try Self.credentialQuery(value)) }
+        var sets: [CredentialSetQuery]?
+        if let setsValue = members["credential_sets"] {
+            guard let array = setsValue.arrayValue else {
+                throw .invalidRequest("dcql_query.credential_sets is not an array")
+            }
+            var parsed: [CredentialSetQuery] = []
+            for entry in array {
+                guard let options = try Self.stringLists(entry["options"]) else {
+                    throw .invalidRequest("a credential set has no options array")
+                }
+                let required = try Self.bool(entry["required"], "credential_sets.required") ?? true
+                parsed.append(CredentialSetQuery(options: options, required: required))
+            }
+            sets = parsed
+        }
+        try self.init(credentials: credentials, credentialSets: sets)
+    }
+
+    private static func credentialQuery(_ value: JSONValue) throws(AuthorizationError) -> CredentialQuery {
+        guard let members = value.objectValue else { throw .invalidRequest("a credential query is not an object") }
+        guard let id = members["id"]?.stringValue else { throw .invalidRequest("a credential query has no id") }
+        guard let format = members["format"]?.stringValue else {
+            throw .invalidRequest("a credential query has no format")
+        }
+        guard let meta = members["meta"]?.objectValue else {
+            throw .invalidRequest("a credential query has no meta object")
+        }
+        var doctype: String?
+        if format == mdocFormat {
+            guard let value = meta["doctype_value"]?.stringValue, !value.isEmpty else {
+                throw .invalidRequest("an mso_mdoc credential query has no meta.doctype_value")
+            }
+            doctype = value
+        }
+        var claims: [ClaimQuery]?
+        if let claimsValue = members["claims"] {
+            guard let array = claimsValue.arrayValue else { throw .invalidRequest("claims is not an array") }
+            var parsed: [ClaimQuery] = []
+            for entry in array { parsed.append(try claimQuery(entry)) }
+            claims = parsed
+        }
+        let claimSets = try stringLists(members["claim_sets"])
+        if members["claim_sets"] != nil, claimSets == nil { throw .invalidRequest("claim_sets is not an array") }
+        return CredentialQuery(
+            id: id, format: format, doctype: doctype, claims: claims, claimSets: claimSets,
+            multiple: try bool(members["multiple"], "multiple") ?? false,
+            requireCryptographicHolderBinding: try bool(
+                members["require_cryptographic_holder_binding"], "require_cryptographic_holder_binding") ?? true)
+    }
+
+    private static func claimQuery(_ value: JSONValue) throws(AuthorizationError) -> ClaimQuery {
+        guard let members = value.objectValue else { throw .invalidRequest("a claims query is not an object") }
+        guard let path = members["path"]?.arrayValue else { throw .invalidRequest("a claims query has no path") }
+        var id: String?
+        if let idValue = members["id"] {
+            guard let s = idValue.stringValue else { throw .invalidRequest("a claims query id is not a string") }
+            id = s
+        }
+        var values: [JSONValue]?
+        if let valuesValue = members["values"] {
+            guard let array = valuesValue.arrayValue, !array.isEmpty,
+                array.allSatisfy({ $0.stringValue != nil || $0.boolValue != nil || $0.intValue != nil })
+            else { throw .invalidRequest("claims values is not a non-empty array of strings, integers or booleans") }
+            values = array
+        }
+        return ClaimQuery(
+            id: id, path: path, values: values,
+            intentToRetain: try bool(members["intent_to_retain"], "intent_to_retain") ?? false)
+    }
+
+    private static func bool(_ value: JSONValue?, _ name: String) throws(AuthorizationError) -> Bool? {
+        guard let value else { return nil }
+        guard let b = value.boolValue else { throw .invalidRequest("\(name) is not a boolean") }
+        return b
+    }
+
+    /// An array of arrays of strings; nil when absent.
+    private static func stringLists(_ value: JSONValue?) throws(AuthorizationError) -> [[String]]? {
+        guard let value else { return nil }
+        guard let outer = value.arrayValue else { throw .invalidRequest("expected an array of string arrays") }
+        var result: [[String]] = []
+        for inner in outer {
+            guard let strings = inner.arrayValue?.compactMap(\.stringValue), strings.count == inner.arrayValue?.count
+            else { throw .invalidRequest("expected an array of string arrays") }
+            result.append(strings)
+        }
+        return result
+    }
+
+    /// The rules of sections 6.1 to 6.3 that the types do not enforce.
+    private func validate() throws(AuthorizationError) {
+        guard !credentials.isEmpty else { throw .invalidRequest("dcql_query.credentials is empty") }
+        var ids = Set<String>()
+        for query in credentials {
+            guard Self.isIdentifier(query.id) else {
+                throw .invalidRequest("a credential query id has characters outside [A-Za-z0-9_-]")
+            }
+            guard ids.insert(query.id).inserted else { throw .invalidRequest("a credential query id is repeated") }
+            try validateClaims(of: query)
+        }
+        if let credentialSets {
+            guard !credentialSets.isEmpty else { throw .invalidRequest("credential_sets is empty") }
+            for set in credentialSets {
+                guard !set.options.isEmpty, set.options.allSatisfy({ !$0.isEmpty }) else {
+                    throw .invalidRequest("a credential set has an empty options list or option")
+                }
+                for option in set.options where !option.allSatisfy(ids.contains) {
+                    throw .invalidRequest("a credential set option names an unknown credential query")
+                }
+            }
+        }
+    }
+
+    private func validateClaims(of query: CredentialQuery) throws(AuthorizationError) {
+        guard let claims = query.claims else {
+            if query.claimSets != nil { throw .invalidRequest("claim_sets without claims") }
+            return
+        }
+        guard !claims.isEmpty else { throw .invalidRequest("claims is empty") }
+        var claimIDs = Set<String>()
+        for claim in claims {
+            guard !claim.path.isEmpty else { throw .invalidRequest("a claims path is empty") }
+            if query.isMdoc, claim.element == nil {
+                throw .invalidRequest("an mso_mdoc claims path is not [namespace, element]")
+            }
+            if let id = claim.id {
+                guard Self.isIdentifier(id) else {
+                    throw .invalidRequest("a claims query id has characters outside [A-Za-z0-9_-]")
+                }
+                guard claimIDs.insert(id).inserted else { throw .invalidRequest("a claims query id is repeated") }
+            } else if query.claimSets != nil {
+                throw .invalidRequest("claim_sets is present but a claims query has no id")
+            }
+        }
+        if let claimSets = query.claimSets {
+            guard !claimSets.isEmpty, claimSets.allSatisfy({ !$0.isEmpty }) else {
+                throw .invalidRequest("claim_sets is empty or holds an empty option")
+            }
+            for option in claimSets where !option.allSatisfy(claimIDs.contains) {
+                throw .invalidRequest("a claim_sets option names an unknown claim id")
+            }
+        }
+    }
+
+    static func isIdentifier(_ s: String) -> Bool {
+        !s.isEmpty
+            && s.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+                    || $0 == "-"
+            }
+    }
+}
