@@ -27,7 +27,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     /// libFuzzer's driver (from the toolchain's fuzzer runtime), called from our own main
     /// because SwiftPM names the entry point of an executable target itself.
     @_silgen_name("LLVMFuzzerRunDriver")
-    func LLVMFuzzerRunDriver(
+    func runFuzzerDriver(
         _ argc: UnsafeMutablePointer<CInt>,
         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
@@ -38,7 +38,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         static func main() {
             var argc = CommandLine.argc
             var argv = CommandLine.unsafeArgv
-            exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzOneInput(data, size) })
+            exit(runFuzzerDriver(&argc, &argv) { data, size in fuzzOneInput(data, size) })
         }
     }
 #else

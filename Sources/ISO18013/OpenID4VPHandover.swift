@@ -22,7 +22,7 @@ public enum OnlineHandover {
 
     /// ISO/IEC TS 18013-7 Annex B (before OpenID4VP 1.0): `[SHA-256(CBOR [client_id,
     /// mdocGeneratedNonce]), SHA-256(CBOR [response_uri, mdocGeneratedNonce]), nonce]`.
-    public static func iso18013_7(clientID: String, responseURI: String, nonce: String, mdocGeneratedNonce: String)
+    public static func iso18013Part7(clientID: String, responseURI: String, nonce: String, mdocGeneratedNonce: String)
         -> CBOR
     {
         let clientHash = Digest.sha256(CBOR.array([.text(clientID), .text(mdocGeneratedNonce)]).encoded())

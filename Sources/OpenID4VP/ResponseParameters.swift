@@ -112,7 +112,7 @@ public struct ResponseParameters: Sendable {
         if request.isPreFinal {
             let generated = mdocGeneratedNonce ?? JOSEBase64URL.encode(SecureRandom.bytes(16))
             self.mdocGeneratedNonce = generated
-            handover = OnlineHandover.iso18013_7(
+            handover = OnlineHandover.iso18013Part7(
                 clientID: request.clientID.raw, responseURI: request.responseURI, nonce: request.nonce,
                 mdocGeneratedNonce: generated)
         } else {

@@ -18,7 +18,7 @@ struct HandoverTests {
             jwkThumbprint: Self.thumbprint, responseURI: "https://example.com/response")
         #expect(h.encoded() == Vectors.oid4vp("oid4vp1.0_redirect_OpenID4VPHandover"))
         #expect(SessionTranscript(handover: h).encoded == Vectors.oid4vp("oid4vp1.0_redirect_SessionTranscript"))
-        #expect(SessionTranscript(handover: h).encoded == Vectors.iso18013_7("OID4VP1_SessionTranscript_redirect"))
+        #expect(SessionTranscript(handover: h).encoded == Vectors.iso18013Part7("OID4VP1_SessionTranscript_redirect"))
         // Derived (not published): the unencrypted form has null for the thumbprint.
         let plain = OnlineHandover.openID4VP(
             clientID: "x509_san_dns:example.com", nonce: "exc7gBkxjx1rdc9udRrveKvSsJIq80avlXeLHhGwqtA",
@@ -53,19 +53,19 @@ struct HandoverTests {
         #expect(ours.encoded() == Vectors.oid4vp("derived_eudi_android_handover_thumbprint_as_bstr"))
     }
 
-    @Test func iso18013_7AnnexBHandoverReproducesAndThePreFixFormDoesNot() {
-        let h = OnlineHandover.iso18013_7(
+    @Test func iso18013Part7AnnexBHandoverReproducesAndThePreFixFormDoesNot() {
+        let h = OnlineHandover.iso18013Part7(
             clientID: "example.com", responseURI: "https://example.com/12345/response", nonce: "abcdefgh1234567890",
             mdocGeneratedNonce: "1234567890abcdefgh")
         #expect(h.encoded() == Vectors.oid4vp("iso18013-7_annexB_OID4VPHandover"))
-        #expect(h.encoded() == Vectors.iso18013_7("TS18013_7_2024_AnnexB_OID4VPHandover"))
+        #expect(h.encoded() == Vectors.iso18013Part7("TS18013_7_2024_AnnexB_OID4VPHandover"))
         #expect(SessionTranscript(handover: h).encoded == Vectors.oid4vp("iso18013-7_annexB_SessionTranscript"))
         // NEGATIVE: the 2023 example encoded the hashes as arrays of integers.
-        let old = OnlineHandover.iso18013_7(
+        let old = OnlineHandover.iso18013Part7(
             clientID: "example.com", responseURI: "https://example.com/12345/response", nonce: "Safdaer\u{a7}$45_3342",
             mdocGeneratedNonce: "23452\u{a7}\u{a7}%\u{a7}$2_KefO")
         #expect(old.encoded() != Vectors.oid4vp("NEGATIVE_awoie_2023_OID4VPHandover_ints"))
-        #expect(old.encoded() == Vectors.iso18013_7("annexB_examples_awoie_OID4VPHandover_CORRECTED_derived"))
+        #expect(old.encoded() == Vectors.iso18013Part7("annexB_examples_awoie_OID4VPHandover_CORRECTED_derived"))
     }
 
     @Test func theAnnexBDeviceResponseVerifiesAgainstItsTranscript() throws {

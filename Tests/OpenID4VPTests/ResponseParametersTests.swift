@@ -206,7 +206,7 @@ import Testing
         let token = try #require(payload["vp_token"]?.stringValue)
         // The verifier rebuilds the 18013-7 transcript from apu.
         let transcript = SessionTranscript(
-            handover: OnlineHandover.iso18013_7(
+            handover: OnlineHandover.iso18013Part7(
                 clientID: "verifier.example.com", responseURI: TestVerifier.responseURI, nonce: "abcdefgh1234567890",
                 mdocGeneratedNonce: String(decoding: try #require(jwe.agreementPartyUInfo), as: UTF8.self)))
         let result = try ResponseVerifier.verify(

@@ -17,12 +17,12 @@ public enum Vectors {
 
     nonisolated(unsafe) public static let annexD = load("iso18013-5-annex-d.json")
     nonisolated(unsafe) public static let oid4vp = load("oid4vp-mdoc.json")
-    nonisolated(unsafe) public static let iso18013_7 = load("iso18013-7.json")
+    nonisolated(unsafe) public static let iso18013Part7 = load("iso18013-7.json")
 
     /// The bytes of an Annex D entry.
     public static func annexD(_ key: String) -> [UInt8] { hexEntry(annexD, key) }
     public static func oid4vp(_ key: String) -> [UInt8] { hexEntry(oid4vp, key) }
-    public static func iso18013_7(_ key: String) -> [UInt8] { hexEntry(iso18013_7, key) }
+    public static func iso18013Part7(_ key: String) -> [UInt8] { hexEntry(iso18013Part7, key) }
 
     public static func entry(_ file: [String: Any], _ key: String) -> [String: Any] {
         guard let e = file[key] as? [String: Any] else { fatalError("no vector \(key)") }
