@@ -14,9 +14,14 @@ import Wallet
 /// transport is not built yet.
 @main
 struct Demo {
-    static func main() {
+    static func main() async {
+        // mdoc-demo [FIXTURES_DIR] [--consent tty]: the kiosk policy answers unless asked to
+        // prompt on the terminal.
+        let args = Array(CommandLine.arguments.dropFirst())
+        let onTerminal = args.contains("--consent") && args.contains("tty")
+        let fixtures = args.first { !$0.hasPrefix("--") && $0 != "tty" } ?? "Fixtures"
         do {
-            try run(fixtures: URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "Fixtures"))
+            try await run(fixtures: URL(fileURLWithPath: fixtures), onTerminal: onTerminal)
         } catch {
             FileHandle.standardError.write(Data("mdoc-demo: \(error)\n".utf8))
             exit(1)
@@ -27,7 +32,7 @@ struct Demo {
         try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
     }
 
-    static func run(fixtures: URL) throws {
+    static func run(fixtures: URL, onTerminal: Bool) async throws {
         let iaca = try Certificate.parsePEM(file(fixtures, "pki/iaca.pem"))
         let readerCA = try Certificate.parsePEM(file(fixtures, "pki/reader-ca.pem"))
         let reader = ReaderIdentity(
@@ -103,9 +108,15 @@ struct Demo {
                     "4. Holder: request for \(docTypes.joined(separator: ", ")) from \(requester.displayName) (\(requester.authentication.summary))"
                 )
             case .consentNeeded(let consent):
-                let decision = policy.decideNow(consent)
+                let decision: ConsentDecision
+                if onTerminal {
+                    decision = await TerminalConsentPrompt(io: try ControllingTerminal()).decide(consent)
+                } else {
+                    decision = policy.decideNow(consent)
+                }
                 let approved = decision.approved(for: request.docType).sorted().map(\.description)
-                print("   kiosk policy approves: \(approved.joined(separator: ", "))")
+                print(
+                    "   \(onTerminal ? "you approved" : "kiosk policy approves"): \(approved.joined(separator: ", "))")
                 outputs += holder.consent(decision)
             case .send(let bytes): reply = bytes
             case .responded(let r): records += r
