@@ -1,0 +1,109 @@
+import DBus
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Our end of a socket handed to BlueZ by `AcquireWrite` or `AcquireNotify`: a
+/// `SOCK_SEQPACKET` pair, one packet per ATT value.
+///
+/// Incoming packets (writes, or indication confirmations) and the peer's hang-up are
+/// watched with a dispatch source on a private queue; sending never blocks (a full socket
+/// is waited on asynchronously).
+final class GattSocket: @unchecked Sendable {
+    // @unchecked: `source` is set once in `start` and used under `lock` afterwards.
+    let fd: Int32
+    let mtu: Int
+    private let queue = DispatchQueue(label: "bluez.gatt-socket")
+    private let lock = Mutex(false)  // closed
+    private var source: (any DispatchSourceRead)?
+
+    /// Makes a pair; returns our end and the peer's end (to pass over D-Bus).
+    static func makePair(mtu: Int) throws -> (GattSocket, DBusFileDescriptor) {
+        var fds: [Int32] = [-1, -1]
+        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else {
+            throw BlueZError.invalidState("socketpair failed: errno \(errno)")
+        }
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        return (GattSocket(fd: fds[0], mtu: mtu), DBusFileDescriptor(taking: fds[1]))
+    }
+
+    private init(fd: Int32, mtu: Int) {
+        self.fd = fd
+        self.mtu = mtu
+    }
+
+    /// Starts watching: `onPacket` for each packet received, then `onClose` once when the
+    /// peer hangs up (or ``close()`` is called).
+    func start(onPacket: @escaping @Sendable ([UInt8]) -> Void, onClose: @escaping @Sendable () -> Void) {
+        let fd = self.fd
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [weak self] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if count > 0 {
+                    onPacket(Array(buffer[..<count]))
+                    continue
+                }
+                if count < 0, errno == EINTR { continue }
+                if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+                // 0: the peer closed its end; other errors end the socket too.
+                self?.close()
+                return
+            }
+        }
+        source.setCancelHandler {
+            Glibc.close(fd)
+            onClose()
+        }
+        lock.withLock { _ in self.source = source }
+        source.resume()
+    }
+
+    /// Sends one packet; returns when the kernel has taken it (waits while the socket is full).
+    func send(_ bytes: [UInt8]) async throws {
+        while true {
+            if lock.withLock({ $0 }) { throw BlueZError.invalidState("the notification socket is closed") }
+            let sent = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            }
+            if sent == bytes.count { return }
+            if sent < 0, errno == EINTR { continue }
+            if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                await waitWritable()
+                continue
+            }
+            close()
+            throw BlueZError.invalidState("the notification socket failed: errno \(errno)")
+        }
+    }
+
+    private func waitWritable() async {
+        let fd = self.fd
+        let queue = self.queue
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler {
+                source.cancel()
+                continuation.resume()
+            }
+            source.resume()
+        }
+    }
+
+    /// Stops watching and closes our end (the peer sees a hang-up). Idempotent.
+    func close() {
+        let (wasOpen, source) = lock.withLock { closed -> (Bool, (any DispatchSourceRead)?) in
+            defer { closed = true }
+            return (!closed, self.source)
+        }
+        guard wasOpen else { return }
+        if let source { source.cancel() } else { Glibc.close(fd) }
+    }
+}
