@@ -13,7 +13,12 @@ let package = Package(
         .executable(name: "cbor-fuzzer", targets: ["CBORFuzzer"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Resolved for async-http-client anyway; named for the types its API uses (ByteBuffer,
+        // HTTPHeaders, TLSConfiguration).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [
         // C libraries, each reached from exactly one Swift target.
@@ -41,18 +46,29 @@ let package = Package(
         .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation"]),
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
         // ISO 18013-5 BLE: message framing and the GATT roles, over the BlueZ client.
-        .target(name: "BLETransport", dependencies: ["BlueZ"]),
+        .target(name: "BLETransport", dependencies: ["BlueZ", "DBus"]),
         // The holder's proximity loop: a GATT server seam, BLE framing, the holder engine, consent.
         .target(name: "Proximity", dependencies: ["BLETransport", "Presentation", "Consent", "ISO18013", "MdocCrypto"]),
         // Online presentation: JOSE over MdocCrypto, OpenID4VP 1.0 requests, DCQL, responses.
         .target(name: "JOSE", dependencies: ["MdocCrypto"]),
         .target(name: "OpenID4VP", dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation"]),
+        // The OpenID4VP flow over HTTPS (AsyncHTTPClient): fetch, verify, consent, respond, record.
+        .target(
+            name: "OnlineTransport",
+            dependencies: [
+                "OpenID4VP", "Wallet", "Consent", "Presentation", "ISO18013", "MdocCrypto", "JOSE",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
 
         // Executables.
         .executableTarget(
             name: "mdoc-holder",
             dependencies: [
-                "ISO18013", "QRCode", "Wallet", "Consent", "Presentation",
+                "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
+                "BLETransport", "BlueZ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -84,6 +100,9 @@ let package = Package(
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport"]),
+        .testTarget(
+            name: "OnlineTransportTests",
+            dependencies: ["OnlineTransport", "OpenID4VP", "Wallet", "Consent", "JOSE", "MdocCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

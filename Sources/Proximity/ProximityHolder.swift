@@ -48,7 +48,7 @@ public struct ProximityHolder: Sendable {
 
     /// Inputs of the loop, from the GATT server, the consent prompt and the clock.
     private enum Input: Sendable {
-        case gatt(GattServerEvent)
+        case gatt(MdocGattEvent)
         case decided(ConsentDecision)
         case tick
         case gattClosed

@@ -1,9 +1,12 @@
 import ArgumentParser
 
 @main
-struct MdocHolderCommand: ParsableCommand {
+struct MdocHolderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mdoc-holder",
         abstract: "Presents ISO/IEC 18013-5 mdocs (mobile driving licences) from Linux.",
-        subcommands: [EngagementCommand.self, CredentialsCommand.self, HistoryCommand.self])
+        subcommands: [
+            EngagementCommand.self, PresentCommand.self, CredentialsCommand.self, HistoryCommand.self,
+            PresentOnlineCommand.self,
+        ])
 }

@@ -5,7 +5,7 @@ import Proximity
 /// A GATT server in memory: the holder's side implements ``MdocGattServer``; the test plays
 /// the reader (central) through the `reader...` methods.
 actor InMemoryGattServer: MdocGattServer {
-    private var events: AsyncStream<GattServerEvent>.Continuation?
+    private var events: AsyncStream<MdocGattEvent>.Continuation?
     private var startWaiters: [CheckedContinuation<Void, Never>] = []
     private var notifications: [(MdocCharacteristic, [UInt8])] = []
     private var notificationWaiters: [CheckedContinuation<Void, Never>] = []
@@ -17,9 +17,9 @@ actor InMemoryGattServer: MdocGattServer {
 
     // MARK: MdocGattServer (the holder's side)
 
-    func start(serviceUUID: BLEUUID) async throws -> AsyncStream<GattServerEvent> {
+    func start(serviceUUID: BLEUUID) async throws -> AsyncStream<MdocGattEvent> {
         self.serviceUUID = serviceUUID
-        let (stream, continuation) = AsyncStream<GattServerEvent>.makeStream()
+        let (stream, continuation) = AsyncStream<MdocGattEvent>.makeStream()
         events = continuation
         for w in startWaiters { w.resume() }
         startWaiters = []
@@ -51,7 +51,7 @@ actor InMemoryGattServer: MdocGattServer {
         await withCheckedContinuation { startWaiters.append($0) }
     }
 
-    func readerSends(_ event: GattServerEvent) { events?.yield(event) }
+    func readerSends(_ event: MdocGattEvent) { events?.yield(event) }
 
     /// Writes a message as Client2Server chunks.
     func readerWrites(message: [UInt8], mtu: Int) throws {

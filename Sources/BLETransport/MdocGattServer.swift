@@ -1,5 +1,3 @@
-import BLETransport
-
 /// The characteristics of the mdoc service in peripheral-server mode.
 public enum MdocCharacteristic: Sendable, Hashable, CaseIterable {
     case state
@@ -17,7 +15,7 @@ public enum MdocCharacteristic: Sendable, Hashable, CaseIterable {
 }
 
 /// What the GATT server reports about the one reader connected to it.
-public enum GattServerEvent: Sendable, Hashable {
+public enum MdocGattEvent: Sendable, Hashable {
     /// The ATT MTU became known (BlueZ passes it with writes and Acquire calls).
     case mtu(Int)
     case subscribed(MdocCharacteristic)
@@ -35,7 +33,7 @@ public enum GattServerEvent: Sendable, Hashable {
 public protocol MdocGattServer: Sendable {
     /// Registers the service and starts advertising; events arrive on the returned stream
     /// until ``stop()``.
-    func start(serviceUUID: BLEUUID) async throws -> AsyncStream<GattServerEvent>
+    func start(serviceUUID: BLEUUID) async throws -> AsyncStream<MdocGattEvent>
     /// Sends one notification; returns once it is out (the flow control of 18013-5 chunks).
     func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws
     /// Stops advertising, disconnects and unregisters the service.

@@ -1,0 +1,146 @@
+import ArgumentParser
+import BLETransport
+import BlueZ
+import Consent
+import Foundation
+import ISO18013
+import MdocCrypto
+import Presentation
+import Proximity
+import QRCode
+import Wallet
+
+/// Presents over Bluetooth LE: a fresh engagement per session, shown as asked, the mdoc
+/// GATT service (peripheral-server mode) on the adapter, consent, history.
+struct PresentCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "present",
+        abstract: "Present credentials to a reader over Bluetooth LE (ISO/IEC 18013-5).",
+        discussion: """
+            Serves readers one session at a time until stopped, or exactly one with --once (exit 0 after a \
+            successful presentation, 1 otherwise). The bus is the system bus, or DBUS_SYSTEM_BUS_ADDRESS when set.
+            """)
+
+    @Option(help: "The Bluetooth adapter.")
+    var adapter: String = "hci0"
+
+    @Option(help: "BLE mode: peripheral (the holder is the GATT server). central and both are not built yet.")
+    var mode: String = "peripheral"
+
+    @Option(
+        name: .customLong("qr"),
+        help: ArgumentHelp(
+            "How to show each engagement (repeatable): terminal, png:PATH (written atomically), uri (the mdoc: URI alone on standard output).",
+            valueName: "terminal|png:PATH|uri"))
+    var qr: [EngagementCommand.QROutput] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Who answers requests: tty (a prompt on the terminal) or policy:FILE.", valueName: "tty|policy:FILE"))
+    var consent: String = "tty"
+
+    @Option(
+        name: .customLong("reader-trust"),
+        help: "Reader root certificate(s) (PEM); readers chaining to one are trusted. Repeatable.")
+    var readerTrust: [String] = []
+
+    @Option(help: "What to do with an unauthenticated or untrusted reader: refuse, ask (with a warning) or allow.")
+    var untrustedReaders: String = "ask"
+
+    @Flag(help: "Serve exactly one reader, then exit.")
+    var once = false
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        guard mode == "peripheral" else {
+            throw ValidationError("--mode \(mode): only peripheral (peripheral-server mode) is built so far")
+        }
+        guard let policy = UntrustedReaderPolicy(rawValue: untrustedReaders) else {
+            throw ValidationError("--untrusted-readers must be refuse, ask or allow")
+        }
+        let prompt: any ConsentPrompt
+        if consent == "tty" {
+            prompt = TerminalConsentPrompt(io: try ControllingTerminal())
+        } else if consent.hasPrefix("policy:") {
+            prompt = try PolicyConsent(path: String(consent.dropFirst("policy:".count)))
+        } else {
+            throw ValidationError("--consent must be tty or policy:FILE")
+        }
+        var anchors: [Certificate] = []
+        for path in readerTrust {
+            let certs = try Certificate.parsePEM(String(contentsOfFile: path, encoding: .utf8))
+            guard !certs.isEmpty else { throw ValidationError("\(path) holds no PEM certificate") }
+            anchors += certs
+        }
+        let wallet = try store.open()
+        let outputs = qr.isEmpty ? [EngagementCommand.QROutput.terminal] : qr
+        let uriOnStdout = outputs.contains { if case .uri = $0 { return true } else { return false } }
+
+        let client = try await BlueZClient.connect()
+        let server = BlueZMdocGattServer(client: client, adapter: adapter)
+        let configuration = HolderConfiguration(readerTrustAnchors: anchors, untrustedReaders: policy)
+        while true {
+            let credentials = try wallet.presentableCredentials()
+            guard !credentials.isEmpty else {
+                throw WalletCLIError(
+                    "no valid credential in the store: import one with `mdoc-holder credentials import`")
+            }
+            let holder = ProximityHolder(
+                server: server, credentials: credentials, configuration: configuration, consent: prompt)
+            let result = try await holder.runSession(
+                showEngagement: { engagement in
+                    Self.show(engagement, outputs: outputs, uriOnStdout: uriOnStdout)
+                },
+                progress: { p in
+                    guard isatty(2) == 1, p.totalBytes > 4096 else { return }
+                    WalletCLI.warn("\rsending \(Int(p.fractionCompleted * 100))% of \(p.totalBytes) bytes")
+                })
+            try wallet.record(result.records, channel: .ble)
+            WalletCLI.warn(Self.summary(result))
+            if once {
+                if !result.isSuccess { throw ExitCode(1) }
+                return
+            }
+        }
+    }
+
+    static func show(_ engagement: DeviceEngagement, outputs: [EngagementCommand.QROutput], uriOnStdout: Bool) {
+        for output in outputs {
+            switch output {
+            case .uri:
+                Output.line(engagement.uri)
+            case .terminal:
+                guard let code = try? QRCode(text: engagement.uri) else { continue }
+                let text = code.terminalString() + engagement.uri
+                // Standard output carries the URI alone when it was asked for.
+                if uriOnStdout { WalletCLI.warn(text) } else { Output.line(text) }
+            case .png(let path):
+                do {
+                    try QRCode(text: engagement.uri).writePNG(to: path)
+                } catch {
+                    WalletCLI.warn("mdoc-holder: \(error)")
+                }
+            case .none:
+                break
+            }
+        }
+        WalletCLI.warn(
+            "waiting for a reader (service \(engagement.bleOptions?.peripheralServerUUID.flatMap { BLEUUID(bytes: $0)?.description } ?? "?"))"
+        )
+    }
+
+    static func summary(_ result: ProximitySessionResult) -> String {
+        var parts: [String] = []
+        for r in result.records {
+            switch r.outcome {
+            case .sent:
+                parts.append("sent \(r.elementsSent.count) elements of \(r.docType) to \(r.requester.displayName)")
+            case .declined: parts.append("declined \(r.docType) for \(r.requester.displayName)")
+            case .notReturned(let reason): parts.append("did not return \(r.docType): \(reason)")
+            }
+        }
+        let end = result.holderEnd.map { "\($0)" } ?? result.transportEnd.map { "\($0)" } ?? "ended"
+        return "session: \(parts.isEmpty ? "no request" : parts.joined(separator: "; ")) (\(end))"
+    }
+}

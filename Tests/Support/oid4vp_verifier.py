@@ -1,0 +1,435 @@
+#!/usr/bin/env python3
+"""An independent OpenID4VP 1.0 verifier for the online presentation tests, on loopback.
+
+Run by Tests/OnlineTransportTests from .venv-test (cbor2, cryptography, joserfc, openvc-core):
+
+    oid4vp_verifier.py --dir TMPDIR --iaca Fixtures/pki/iaca.pem
+
+It makes its own test CA, a TLS certificate for localhost / 127.0.0.1 and a request signing
+certificate (SAN DNS localhost), writes the CA to TMPDIR/ca.pem, listens with HTTPS on a free
+port of 127.0.0.1 and prints one JSON line {"port": N, "ca": "TMPDIR/ca.pem"} (also written to
+--ready-file when given). It exits by itself after --lifetime seconds, or on SIGTERM.
+
+Endpoints (all HTTPS):
+  POST /start          form: kind=signed|unsigned, delivery=get|post|value,
+                       mode=direct_post|direct_post.jwt, variant=none|tampered|wrong-client|
+                       missing-element|no-nonce-echo|no-mdoc-format, claims=ns:element,...
+                       -> {"session", "url"}: the request URL a QR code would carry.
+  GET|POST /request/ID the signed Request Object (POST: wallet_metadata and wallet_nonce, which
+                       the signed request then echoes).
+  POST /response       the wallet's response (direct_post: vp_token, state; direct_post.jwt:
+                       response = JWE) or error response (error, error_description, state).
+                       A vp_token is checked with openvc.mdoc.verify_device_response against
+                       the IACA and the OpenID4VP 1.0 SessionTranscript computed here.
+  GET /result/ID       what this verifier saw for the session (JSON).
+  GET /slow?s=N        answers after N seconds (timeouts); GET /big: 2 MiB; GET /redirect: 302.
+
+Nothing here is for production: fresh test keys every run, no persistence.
+"""
+import argparse
+import base64
+import datetime
+import hashlib
+import json
+import os
+import secrets
+import signal
+import ssl
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import cbor2
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from joserfc import jwe
+from joserfc.jwk import ECKey
+from openvc import mdoc as openvc_mdoc
+
+MDL = "org.iso.18013.5.1.mDL"
+NS = "org.iso.18013.5.1"
+REQUEST_TYPE = "oauth-authz-req+jwt"
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def b64url_decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+# --------------------------------------------------------------------------- PKI
+
+
+def make_pki(directory: str):
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "OID4VP Test Verifier CA")])
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(hours=1))
+        .not_valid_after(now + datetime.timedelta(days=2))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+
+    def leaf(common_name, sans, eku):
+        key = ec.generate_private_key(ec.SECP256R1())
+        cert = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)]))
+            .issuer_name(ca_name)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(
+                x509.KeyUsage(True, False, False, False, False, False, False, False, False), critical=True)
+            .add_extension(x509.SubjectAlternativeName(sans), critical=False)
+            .add_extension(x509.ExtendedKeyUsage(eku), critical=False)
+            .add_extension(
+                x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256())
+        )
+        return key, cert
+
+    import ipaddress
+    tls_key, tls_cert = leaf(
+        "localhost", [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))],
+        [ExtendedKeyUsageOID.SERVER_AUTH])
+    sign_key, sign_cert = leaf(
+        "OID4VP Test Verifier", [x509.DNSName("localhost")], [ExtendedKeyUsageOID.CLIENT_AUTH])
+
+    pem = serialization.Encoding.PEM
+    ca_path = os.path.join(directory, "ca.pem")
+    with open(ca_path, "wb") as f:
+        f.write(ca.public_bytes(pem))
+    tls_path = os.path.join(directory, "tls.pem")
+    with open(tls_path, "wb") as f:
+        f.write(tls_cert.public_bytes(pem) + ca.public_bytes(pem))
+    tls_key_path = os.path.join(directory, "tls.key.pem")
+    with os.fdopen(os.open(tls_key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+        f.write(tls_key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    return ca_path, tls_path, tls_key_path, sign_key, [sign_cert, ca]
+
+
+# --------------------------------------------------------------------------- JOSE
+
+
+def sign_request(payload: dict, key, chain, tamper: bool = False) -> str:
+    """ES256 compact JWS with typ oauth-authz-req+jwt and the x5c chain (leaf first)."""
+    header = {
+        "alg": "ES256", "typ": REQUEST_TYPE,
+        "x5c": [base64.b64encode(c.public_bytes(serialization.Encoding.DER)).decode() for c in chain],
+    }
+    signing_input = b64url(json.dumps(header).encode()) + "." + b64url(json.dumps(payload).encode())
+    r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+    signature = r.to_bytes(32, "big") + s.to_bytes(32, "big")
+    if tamper:
+        signature = signature[:10] + bytes([signature[10] ^ 0x01]) + signature[11:]
+    return signing_input + "." + b64url(signature)
+
+
+def jwk_thumbprint(public_jwk: dict) -> bytes:
+    """RFC 7638 SHA-256 thumbprint of an EC public JWK."""
+    canonical = json.dumps(
+        {k: public_jwk[k] for k in ("crv", "kty", "x", "y")}, separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(canonical.encode()).digest()
+
+
+class LargeJWERegistry(jwe.JWERegistry):
+    # joserfc's default caps a JWE at 64 KiB of ciphertext; a DeviceResponse with a portrait
+    # may be larger.
+    max_ciphertext_length = 4 * 1024 * 1024
+
+
+JWE_REGISTRY = LargeJWERegistry(algorithms=["ECDH-ES", "A128GCM", "A192GCM", "A256GCM"])
+
+
+# --------------------------------------------------------------------------- the verifier
+
+
+def session_transcript(client_id: str, nonce: str, thumbprint, response_uri: str) -> bytes:
+    """OpenID4VP 1.0 (appendix B.2.6.1): [null, null, ["OpenID4VPHandover", SHA-256(cbor(
+    [client_id, nonce, jwk_thumbprint or null, response_uri]))]]."""
+    info = cbor2.dumps([client_id, nonce, thumbprint, response_uri])
+    return cbor2.dumps([None, None, ["OpenID4VPHandover", hashlib.sha256(info).digest()]])
+
+
+class Verifier:
+    def __init__(self, port, sign_key, sign_chain, iaca):
+        self.port = port
+        self.base = f"https://localhost:{port}"
+        self.sign_key = sign_key
+        self.sign_chain = sign_chain
+        self.iaca = iaca
+        self.lock = threading.Lock()
+        self.sessions = {}
+        self.by_state = {}
+
+    def start(self, form: dict) -> dict:
+        kind = form.get("kind", "signed")
+        delivery = form.get("delivery", "post")
+        mode = form.get("mode", "direct_post")
+        variant = form.get("variant", "none")
+        claims = [c for c in form.get("claims", f"{NS}:family_name,{NS}:given_name,{NS}:age_over_18").split(",") if c]
+        if variant == "missing-element":
+            claims.append(f"{NS}:signature_usual_mark")
+        sid = secrets.token_urlsafe(12)
+        state = secrets.token_urlsafe(12)
+        nonce = secrets.token_urlsafe(16)
+        response_uri = f"{self.base}/response"
+        if kind == "signed":
+            host = "wrong.localhost" if variant == "wrong-client" else "localhost"
+            client_id = f"x509_san_dns:{host}"
+            if variant == "wrong-client":
+                response_uri = f"https://{host}:{self.port}/response"
+        else:
+            client_id = f"redirect_uri:{response_uri}"
+        enc_key = ec.generate_private_key(ec.SECP256R1())
+        enc_jwk = ECKey.import_key(enc_key.public_key()).as_dict()
+        enc_jwk.update({"kid": "enc-" + sid[:6], "use": "enc", "alg": "ECDH-ES"})
+        metadata = {
+            "client_name": "OID4VP Test Verifier",
+            "vp_formats_supported": {"mso_mdoc": {"issuerauth_alg_values": [-7, -9], "deviceauth_alg_values": [-7, -9]}},
+        }
+        if variant == "no-mdoc-format":
+            metadata["vp_formats_supported"] = {"dc+sd-jwt": {"sd-jwt_alg_values": ["ES256"]}}
+        if mode == "direct_post.jwt":
+            metadata["jwks"] = {"keys": [enc_jwk]}
+            metadata["encrypted_response_enc_values_supported"] = ["A128GCM"]
+        dcql = {"credentials": [{
+            "id": "mdl", "format": "mso_mdoc", "meta": {"doctype_value": MDL},
+            "claims": [{"path": c.split(":", 1), "intent_to_retain": False} for c in claims],
+        }]}
+        params = {
+            "client_id": client_id, "response_type": "vp_token", "response_mode": mode,
+            "response_uri": response_uri, "nonce": nonce, "state": state, "dcql_query": dcql,
+            "client_metadata": metadata,
+        }
+        session = {
+            "id": sid, "kind": kind, "delivery": delivery, "mode": mode, "variant": variant,
+            "client_id": client_id, "nonce": nonce, "state": state, "response_uri": response_uri,
+            "params": params, "enc_key": enc_key, "enc_jwk": enc_jwk,
+            "result": {
+                "request_fetches": [], "received": False, "error": None, "verified": False,
+                "verify_error": None, "disclosed": {}, "encrypted": None, "jwe_kid": None,
+            },
+        }
+        with self.lock:
+            self.sessions[sid] = session
+            self.by_state[state] = session
+        if kind == "signed":
+            if delivery == "value":
+                query = {"client_id": client_id, "request": self.request_object(session, None)}
+            else:
+                query = {"client_id": client_id, "request_uri": f"{self.base}/request/{sid}"}
+                if delivery == "post":
+                    query["request_uri_method"] = "post"
+        else:
+            query = {k: (json.dumps(v) if isinstance(v, dict) else v) for k, v in params.items()}
+        url = "openid4vp://?" + urllib.parse.urlencode(query, quote_via=urllib.parse.quote)
+        return {"session": sid, "url": url}
+
+    def request_object(self, session, wallet_nonce) -> str:
+        payload = dict(session["params"])
+        payload["iat"] = int(time.time())
+        payload["exp"] = int(time.time()) + 300
+        if wallet_nonce is not None and session["variant"] != "no-nonce-echo":
+            payload["wallet_nonce"] = wallet_nonce
+        return sign_request(payload, self.sign_key, self.sign_chain, tamper=session["variant"] == "tampered")
+
+    def response(self, form: dict):
+        """Takes a direct_post / direct_post.jwt response; returns (status, JSON answer)."""
+        encrypted = "response" in form
+        fields = form
+        header = None
+        if encrypted:
+            # The state is inside the JWE: try each session's key (a real verifier keys it by URL).
+            token = form["response"]
+            header = json.loads(b64url_decode(token.split(".")[0]))
+            session = None
+            with self.lock:
+                candidates = list(self.sessions.values())
+            for candidate in candidates:
+                if candidate["enc_jwk"]["kid"] != header.get("kid"):
+                    continue
+                private = ECKey.import_key(candidate["enc_key"])
+                plaintext = jwe.decrypt_compact(token, private, registry=JWE_REGISTRY).plaintext
+                fields = json.loads(plaintext)
+                session = candidate
+                break
+            if session is None:
+                return 400, {"error": "invalid_request", "error_description": "no key for this JWE"}
+        else:
+            with self.lock:
+                session = self.by_state.get(form.get("state"))
+            if session is None:
+                return 400, {"error": "invalid_request", "error_description": "unknown state"}
+        result = session["result"]
+        result["received"] = True
+        result["encrypted"] = encrypted
+        if header is not None:
+            result["jwe_kid"] = header.get("kid")
+            result["jwe_alg"] = header.get("alg")
+            result["jwe_enc"] = header.get("enc")
+        result["state_ok"] = fields.get("state") == session["state"]
+        if "error" in fields:
+            result["error"] = fields["error"]
+            result["error_description"] = fields.get("error_description")
+            return 200, {}
+        vp_token = fields.get("vp_token")
+        if isinstance(vp_token, str):
+            vp_token = json.loads(vp_token)
+        try:
+            presentations = vp_token["mdl"]
+            assert isinstance(presentations, list) and len(presentations) == 1
+            device_response = b64url_decode(presentations[0])
+            thumbprint = jwk_thumbprint(session["enc_jwk"]) if session["mode"] == "direct_post.jwt" else None
+            transcript = session_transcript(session["client_id"], session["nonce"], thumbprint, session["response_uri"])
+            documents = openvc_mdoc.verify_device_response(
+                device_response, trust_anchors=[self.iaca], session_transcript=transcript,
+                expected_doc_type=MDL)
+        except Exception as exc:  # report any failure to the test
+            result["verify_error"] = f"{type(exc).__name__}: {exc}"
+            return 400, {"error": "invalid_request", "error_description": "the presentation does not verify"}
+        result["verified"] = all(d.device_signed for d in documents)
+        result["doc_types"] = [d.doc_type for d in documents]
+        result["disclosed"] = {ns: sorted(d.namespaces[ns].keys()) for d in documents for ns in d.namespaces}
+        return 200, {"redirect_uri": f"{self.base}/done?session={session['id']}"}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    verifier: Verifier = None  # set in main
+
+    def log_message(self, fmt, *args):  # quiet: the test reads /result
+        pass
+
+    def reply(self, status, body: bytes, content_type="application/json", extra=None):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def reply_json(self, status, value):
+        self.reply(status, json.dumps(value).encode())
+
+    def form(self) -> dict:
+        length = int(self.headers.get("Content-Length", "0"))
+        raw = self.rfile.read(length).decode()
+        return dict(urllib.parse.parse_qsl(raw, keep_blank_values=True))
+
+    def do_GET(self):
+        url = urllib.parse.urlparse(self.path)
+        if url.path.startswith("/request/"):
+            return self.request_uri(url.path.rsplit("/", 1)[1], None)
+        if url.path.startswith("/result/"):
+            session = self.verifier.sessions.get(url.path.rsplit("/", 1)[1])
+            if session is None:
+                return self.reply_json(404, {"error": "unknown session"})
+            return self.reply_json(200, session["result"])
+        if url.path == "/slow":
+            seconds = float(urllib.parse.parse_qs(url.query).get("s", ["5"])[0])
+            time.sleep(min(seconds, 60))
+            return self.reply_json(200, {})
+        if url.path == "/big":
+            return self.reply(200, b"x" * (2 * 1024 * 1024), "application/octet-stream")
+        if url.path == "/redirect":
+            return self.reply(302, b"", extra={"Location": f"{self.verifier.base}/big"})
+        if url.path == "/done":
+            return self.reply(200, b"done", "text/plain")
+        return self.reply_json(404, {"error": "not found"})
+
+    def do_POST(self):
+        url = urllib.parse.urlparse(self.path)
+        form = self.form()
+        if url.path == "/start":
+            return self.reply_json(200, self.verifier.start(form))
+        if url.path.startswith("/request/"):
+            return self.request_uri(url.path.rsplit("/", 1)[1], form)
+        if url.path == "/response":
+            if not (self.headers.get("Content-Type", "").startswith("application/x-www-form-urlencoded")):
+                return self.reply_json(400, {"error": "invalid_request"})
+            status, answer = self.verifier.response(form)
+            return self.reply_json(status, answer)
+        return self.reply_json(404, {"error": "not found"})
+
+    def request_uri(self, sid, form):
+        session = self.verifier.sessions.get(sid)
+        if session is None:
+            return self.reply_json(404, {"error": "unknown session"})
+        fetch = {"method": "GET" if form is None else "POST", "accept": self.headers.get("Accept")}
+        wallet_nonce = None
+        if form is not None:
+            fetch["content_type"] = self.headers.get("Content-Type")
+            wallet_nonce = form.get("wallet_nonce")
+            fetch["wallet_nonce_sent"] = wallet_nonce is not None
+            try:
+                metadata = json.loads(form.get("wallet_metadata", "null"))
+                fetch["wallet_metadata_mso_mdoc"] = "mso_mdoc" in metadata.get("vp_formats_supported", {})
+            except (ValueError, AttributeError):
+                fetch["wallet_metadata_mso_mdoc"] = False
+        session["result"]["request_fetches"].append(fetch)
+        body = self.verifier.request_object(session, wallet_nonce).encode()
+        return self.reply(200, body, "application/oauth-authz-req+jwt")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dir", required=True, help="where ca.pem and the TLS key go")
+    parser.add_argument("--iaca", required=True, help="the IACA certificate (PEM) DeviceResponses chain to")
+    parser.add_argument("--lifetime", type=float, default=300, help="exit after this many seconds")
+    parser.add_argument("--ready-file", help="also write the JSON line here (atomically) once listening")
+    args = parser.parse_args()
+
+    # A child spawned from a test runner may inherit a signal mask with SIGTERM blocked.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+
+    ca_path, tls_path, tls_key_path, sign_key, sign_chain = make_pki(args.dir)
+    with open(args.iaca, "rb") as f:
+        iaca = x509.load_pem_x509_certificate(f.read())
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(tls_path, tls_key_path)
+    context.set_alpn_protocols(["http/1.1"])
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    port = server.server_address[1]
+    Handler.verifier = Verifier(port, sign_key, sign_chain, iaca)
+
+    # Never outlive the test that started it.
+    threading.Timer(args.lifetime, lambda: os._exit(0)).start()
+    ready = json.dumps({"port": port, "ca": ca_path})
+    if args.ready_file:
+        with open(args.ready_file + ".tmp", "w") as f:
+            f.write(ready)
+        os.replace(args.ready_file + ".tmp", args.ready_file)
+    print(ready, flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
