@@ -23,6 +23,7 @@ test: test-deps
 	$(SWIFT) test
 	Tests/Support/tty-consent-test.sh .build/debug
 	Tests/Support/cli-test.sh .build/debug
+	Tests/Support/ble-bluezoo-test.sh .build/debug
 
 demo: deps
 	$(SWIFT) build --product mdoc-demo

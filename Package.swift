@@ -74,7 +74,8 @@ let package = Package(
         .executableTarget(
             name: "mdoc-reader",
             dependencies: [
-                "ISO18013", "Presentation", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ISO18013", "Presentation", "BlueZ", "BLETransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-issuer",

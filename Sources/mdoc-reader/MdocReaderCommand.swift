@@ -1,9 +1,9 @@
 import ArgumentParser
 
 @main
-struct MdocReaderCommand: ParsableCommand {
+struct MdocReaderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mdoc-reader",
         abstract: "An ISO/IEC 18013-5 mdoc reader: verifies what holders present.",
-        subcommands: [VerifyCommand.self])
+        subcommands: [VerifyCommand.self, RequestCommand.self])
 }

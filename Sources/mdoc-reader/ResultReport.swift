@@ -23,12 +23,17 @@ struct ResultReport: Encodable {
     }
 
     var valid: Bool
-    var status: UInt64
+    /// The DeviceResponse status; nil when no DeviceResponse came.
+    var status: UInt64?
     var documents: [Document]
     var documentErrors: [String]
+    /// How the session ended when it ended without a DeviceResponse (`mdoc-reader request`).
+    var sessionEnd: String?
 
-    init(_ r: VerifiedResponse) {
-        valid = r.isValid
+    /// - Parameter requireDocuments: a response without documents (the holder declined)
+    ///   counts as not valid (`mdoc-reader request`).
+    init(_ r: VerifiedResponse, requireDocuments: Bool = false) {
+        valid = r.isValid && (!requireDocuments || !r.documents.isEmpty)
         status = r.status
         documentErrors = r.documentErrors.map { "\($0.docType) (error \($0.code))" }
         documents = r.documents.map { d in
@@ -46,6 +51,15 @@ struct ResultReport: Encodable {
         }
     }
 
+    /// The session ended without a DeviceResponse; `how` says how.
+    init(sessionEnded how: String) {
+        valid = false
+        status = nil
+        documents = []
+        documentErrors = []
+        sessionEnd = how
+    }
+
     func json() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -53,7 +67,9 @@ struct ResultReport: Encodable {
     }
 
     func text() -> String {
+        guard let status else { return "No DeviceResponse: \(sessionEnd ?? "none received")\n" }
         var out = "DeviceResponse status \(status): \(valid ? "VALID" : "NOT VALID")\n"
+        if documents.isEmpty { out += "No documents returned.\n" }
         for d in documents {
             out += "\n\(d.docType): \(d.valid ? "valid" : "NOT VALID")\n"
             if let s = d.documentSigner {

@@ -1,0 +1,276 @@
+import ArgumentParser
+import BLETransport
+import BlueZ
+import Foundation
+import ISO18013
+import MdocCrypto
+import Presentation
+
+/// Requests an mdoc from a holder over Bluetooth LE (mdoc peripheral-server mode: the
+/// holder is the GATT server) and verifies the response.
+struct RequestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Request an mdoc over Bluetooth LE from a holder's mdoc: engagement, and verify the response.",
+        discussion: """
+            The holder must offer mdoc peripheral-server mode (it is the GATT server). The reader \
+            scans for the service UUID in the engagement, connects, writes State 0x01, sends the \
+            SessionEstablishment, verifies the DeviceResponse (issuer signature and chain, digests, \
+            validity, device authentication), then ends the session with SessionData status 20 and \
+            disconnects.
+
+            Exits 0 when the response verifies and holds at least one document, 1 when it does not \
+            verify or the holder declined (no documents, or it ended the session without a \
+            response), 2 on bad input or a Bluetooth failure (the message names the step).
+            """)
+
+    static let defaultDocType = "org.iso.18013.5.1.mDL"
+    static let mdlNameSpace = "org.iso.18013.5.1"
+    static let defaultElements = ["family_name", "given_name", "birth_date", "portrait", "age_over_18"]
+
+    @Argument(help: "The holder's engagement: the mdoc: URI its QR code carries.")
+    var uri: String
+
+    @Option(help: "The Bluetooth adapter to scan and connect with.")
+    var adapter = "hci0"
+
+    @Option(help: "The document type to request.")
+    var doctype = Self.defaultDocType
+
+    @Option(
+        name: .customLong("element"),
+        help: ArgumentHelp(
+            "A data element to request, as namespace:identifier. Repeatable. Default for the mDL: "
+                + "family_name, given_name, birth_date, portrait, age_over_18.",
+            valueName: "ns:id"))
+    var elements: [String] = []
+
+    @Option(name: .customLong("reader-key"), help: "The reader authentication private key (PEM).")
+    var readerKey: String?
+
+    @Option(
+        name: .customLong("reader-cert"),
+        help: "The reader certificate chain (PEM, leaf first) for --reader-key. Without both, no reader authentication."
+    )
+    var readerCert: String?
+
+    @Option(
+        name: .customLong("trust-anchor"),
+        help: "IACA certificate(s) (PEM) the document signer must chain to. Repeatable; at least one.")
+    var trustAnchors: [String] = []
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    @Option(help: "Seconds to wait at each step: finding the holder, connecting, its response.")
+    var timeout: Double = 60
+
+    @Flag(name: .shortAndLong, help: "Report each Bluetooth step on standard error.")
+    var verbose = false
+
+    /// Everything read from the command line before Bluetooth is touched.
+    struct Plan {
+        var engagement: DeviceEngagement
+        var serviceUUID: BLEUUID
+        var items: ItemsRequest
+        var trustAnchors: [Certificate]
+        var identity: ReaderIdentity?
+        var timeout: Duration
+    }
+
+    func run() async throws {
+        let plan: Plan
+        do {
+            plan = try makePlan()
+        } catch {
+            Self.fail("\(error)")
+        }
+        let exitCode = await request(plan)
+        if exitCode != 0 { throw ExitCode(exitCode) }
+    }
+
+    // MARK: - Input
+
+    func makePlan() throws -> Plan {
+        let text = uri.trimmingCharacters(in: .whitespacesAndNewlines)
+        let engagement = try DeviceEngagement(uri: text)
+        guard let options = engagement.bleOptions else {
+            throw ReaderCLIError("the engagement offers no Bluetooth LE retrieval")
+        }
+        guard options.peripheralServerMode, let uuidBytes = options.peripheralServerUUID else {
+            throw ReaderCLIError(
+                "the engagement does not offer mdoc peripheral-server mode (the only BLE mode this reader supports)")
+        }
+        guard let serviceUUID = BLEUUID(bytes: uuidBytes) else {
+            throw ReaderCLIError("the engagement's peripheral-server UUID is not 16 bytes")
+        }
+        guard timeout > 0, timeout.isFinite else {
+            throw ReaderCLIError("--timeout must be a positive number of seconds")
+        }
+        guard !trustAnchors.isEmpty else {
+            throw ReaderCLIError("give at least one --trust-anchor (the IACA certificate)")
+        }
+        var anchors: [Certificate] = []
+        for path in trustAnchors { anchors += try InputFile.certificates(path) }
+        return Plan(
+            engagement: engagement, serviceUUID: serviceUUID, items: try itemsRequest(), trustAnchors: anchors,
+            identity: try readerIdentity(), timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+    }
+
+    /// The ItemsRequest from --doctype and --element (namespaces in first-seen order).
+    func itemsRequest() throws -> ItemsRequest {
+        var pairs: [(String, String)] = []
+        if elements.isEmpty {
+            guard doctype == Self.defaultDocType else {
+                throw ReaderCLIError("give the elements to request from \(doctype) with --element ns:id")
+            }
+            pairs = Self.defaultElements.map { (Self.mdlNameSpace, $0) }
+        }
+        for element in elements {
+            guard let colon = element.lastIndex(of: ":"), colon != element.startIndex,
+                element.index(after: colon) != element.endIndex
+            else {
+                throw ReaderCLIError("--element \(element) is not namespace:identifier")
+            }
+            pairs.append((String(element[..<colon]), String(element[element.index(after: colon)...])))
+        }
+        var nameSpaces: [ItemsRequest.NameSpace] = []
+        for (nameSpace, identifier) in pairs {
+            if let i = nameSpaces.firstIndex(where: { $0.name == nameSpace }) {
+                if !nameSpaces[i].elements.contains(where: { $0.identifier == identifier }) {
+                    nameSpaces[i].elements.append(ItemsRequest.Element(identifier))
+                }
+            } else {
+                nameSpaces.append(ItemsRequest.NameSpace(nameSpace, [ItemsRequest.Element(identifier)]))
+            }
+        }
+        return ItemsRequest(docType: doctype, nameSpaces: nameSpaces)
+    }
+
+    func readerIdentity() throws -> ReaderIdentity? {
+        switch (readerKey, readerCert) {
+        case (nil, nil):
+            return nil
+        case (let keyPath?, let certPath?):
+            let key = try PrivateKey(pem: InputFile.text(keyPath))
+            let chain = try InputFile.certificates(certPath)
+            guard try chain[0].publicKey == key.publicKey else {
+                throw ReaderCLIError("the first certificate in \(certPath) is not for the key in \(keyPath)")
+            }
+            return ReaderIdentity(key: key, chain: chain)
+        default:
+            throw ReaderCLIError("--reader-key and --reader-cert go together")
+        }
+    }
+
+    // MARK: - The session
+
+    /// Runs the session; returns the exit code.
+    func request(_ plan: Plan) async -> Int32 {
+        let verbose = verbose
+        let log: @Sendable (String) -> Void = { message in
+            if verbose { Self.warn(message) }
+        }
+        var reader: ReaderSession
+        let establishment: [UInt8]
+        do {
+            reader = try ReaderSession(
+                engagement: plan.engagement, trustAnchors: plan.trustAnchors, identity: plan.identity)
+            establishment = try reader.establishment(requesting: [plan.items])
+        } catch {
+            Self.fail("cannot make the request: \(error)")
+        }
+
+        let client: BlueZClient
+        do {
+            client = try await BlueZClient.connect(busAddress: nil)
+        } catch {
+            Self.fail(BLEReaderError.busUnavailable("\(error)").description)
+        }
+        let transport: BLEReaderTransport
+        do {
+            let link = try await BlueZReaderLink.open(
+                client: client, adapter: adapter, serviceUUID: plan.serviceUUID, timeout: plan.timeout, log: log)
+            log("connected to \(link.address); ATT MTU \(link.mtu)\(link.mtuReported ? "" : " (assumed)")")
+            transport = try BLEReaderTransport(link: link)
+        } catch {
+            Self.fail("\(error)")
+        }
+
+        let received: BLEReaderTransport.Received
+        do {
+            try await transport.start()
+            log("session started (State 0x01)")
+            try await transport.send(establishment)
+            log(
+                "request sent: \(establishment.count) bytes in "
+                    + "\(transport.fragmenter.chunkCount(forMessageSize: establishment.count)) chunks of at most "
+                    + "\(transport.fragmenter.chunkSize) bytes")
+            received = try await transport.receive(timeout: plan.timeout)
+        } catch {
+            await transport.close(sending: nil)
+            Self.fail("\(error)")
+        }
+
+        switch received {
+        case .holderEnded(let byState):
+            await transport.close(sending: nil)
+            if byState {
+                return report(sessionEnded: "the holder ended the session (State 0x02) without a response")
+            }
+            Self.fail(BLEReaderError.disconnected.description)
+        case .message(let message):
+            log("response received: \(message.count) bytes")
+            let event: ReaderEvent
+            do {
+                event = try reader.receive(message, at: Date())
+            } catch {
+                // Tell the holder why, then end (18013-5 9.1.1.4).
+                let status: SessionStatus =
+                    if case .sessionEncryption = error { .sessionEncryptionError } else { .cborDecodingError }
+                await transport.close(sending: SessionData(status: status).encoded)
+                Self.warn("the holder's response could not be read: \(error)")
+                return report(sessionEnded: "unreadable response (\(error))")
+            }
+            switch event {
+            case .response(let verified, _, let ended):
+                let terminated = await transport.close(sending: ended ? nil : reader.termination())
+                log(
+                    terminated
+                        ? "session ended (SessionData status 20), disconnected"
+                        : "the holder ended the session; disconnected")
+                let result = ResultReport(verified, requireDocuments: true)
+                output(result)
+                return result.valid ? 0 : 1
+            case .ended(let status):
+                await transport.close(sending: nil)
+                return report(
+                    sessionEnded: "the holder ended the session (SessionData status \(status)) without a response")
+            }
+        }
+    }
+
+    /// Prints a session that ended without a DeviceResponse; exit code 1.
+    private func report(sessionEnded how: String) -> Int32 {
+        output(ResultReport(sessionEnded: how))
+        return 1
+    }
+
+    private func output(_ report: ResultReport) {
+        if json {
+            print((try? report.json()) ?? "{}")
+        } else {
+            print(report.text())
+        }
+    }
+
+    private static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("mdoc-reader: \(message)\n".utf8))
+    }
+
+    /// Bad input or a transport failure: the message on standard error, exit code 2.
+    private static func fail(_ message: String) -> Never {
+        warn(message)
+        Foundation.exit(2)
+    }
+}

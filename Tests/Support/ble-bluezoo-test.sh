@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The BlueZoo tier: the real `mdoc-holder present` on hci0 and the real `mdoc-reader request`
+# on hci1, over real D-Bus messages to BlueZoo (the BlueZ D-Bus API mock) on a private bus; a
+# fresh bus + mock per case. Usage: Tests/Support/ble-bluezoo-test.sh [BIN_DIR]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bin=${1:-.build/debug}
+tmp=$(mktemp -d)
+passed=0 failed=0
+holder_pid=""
+cleanup() {
+  [ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null
+  for d in "$tmp"/bus-*; do [ -d "$d" ] && Tests/Support/bluezoo-bus.sh stop "$d" >/dev/null 2>&1; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+ok() { passed=$((passed + 1)); }
+ko() { failed=$((failed + 1)); echo "FAIL: $1"; [ -n "${2:-}" ] && sed 's/^/  /' "$2" | tail -15; }
+
+# A store with the test mDL, and one with a 100 kB portrait (issued here by mdoc-issuer).
+"$bin/mdoc-holder" credentials import Fixtures/mdl.cbor --device-key Fixtures/mdl-device-key.pem \
+  --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/wallet.sqlite" >/dev/null || { echo "import failed"; exit 1; }
+head -c 100000 /dev/urandom > "$tmp/big.jpg"
+python3 - "$tmp" <<'PY'
+import json, sys
+claims = json.load(open("Fixtures/mdl-claims.json"))
+claims["portrait"] = {"file": sys.argv[1] + "/big.jpg"}
+json.dump(claims, open(sys.argv[1] + "/big-claims.json", "w"))
+PY
+"$bin/mdoc-issuer" issue --claims "$tmp/big-claims.json" --pki Fixtures/pki --out "$tmp/big.cbor" \
+  --new-device-key "$tmp/big-key.pem" >/dev/null && "$bin/mdoc-holder" credentials import "$tmp/big.cbor" \
+  --device-key "$tmp/big-key.pem" --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/big.sqlite" >/dev/null \
+  || { echo "big credential failed"; exit 1; }
+cat > "$tmp/policy.toml" <<'TOML'
+[[rule]]
+reader = "trusted"
+doctype = "org.iso.18013.5.1.mDL"
+allow = ["org.iso.18013.5.1:family_name", "org.iso.18013.5.1:given_name", "org.iso.18013.5.1:portrait",
+         "org.iso.18013.5.1:age_over_18"]
+TOML
+
+# present CASE STORE UNTRUSTED_POLICY READER_ARGS...: one holder session and one reader request.
+present() {
+  local case=$1 store=$2 untrusted=$3; shift 3
+  local bus="$tmp/bus-$case"
+  local address
+  address=$(Tests/Support/bluezoo-bus.sh start "$bus") || { ko "$case: BlueZoo did not start"; return 1; }
+  DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 120 "$bin/mdoc-holder" present --adapter hci0 --once --qr uri \
+    --consent "policy:$tmp/policy.toml" --reader-trust Fixtures/pki/reader-ca.pem --untrusted-readers "$untrusted" \
+    --store "$store" >"$tmp/$case.holder.out" 2>"$tmp/$case.holder.err" &
+  holder_pid=$!
+  local uri=""
+  for _ in $(seq 1 150); do
+    uri=$(grep -m1 '^mdoc:' "$tmp/$case.holder.out" 2>/dev/null) && [ -n "$uri" ] && break
+    sleep 0.1
+  done
+  [ -n "$uri" ] || { ko "$case: the holder printed no mdoc: URI" "$tmp/$case.holder.err"; return 1; }
+  DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 120 "$bin/mdoc-reader" request "$uri" --adapter hci1 \
+    --trust-anchor Fixtures/pki/iaca.pem --json "$@" >"$tmp/$case.reader.out" 2>"$tmp/$case.reader.err"
+  reader_exit=$?
+  wait "$holder_pid"; holder_exit=$?
+  holder_pid=""
+  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+}
+
+# 1. A trusted reader with reader auth gets exactly the elements policy allows, verified.
+present trusted "$tmp/wallet.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem --reader-cert Fixtures/pki/reader.pem \
+  --element org.iso.18013.5.1:family_name --element org.iso.18013.5.1:portrait --element org.iso.18013.5.1:document_number
+if [ "$reader_exit" = 0 ]; then ok; else ko "trusted: the reader verifies the response (exit $reader_exit)" "$tmp/trusted.reader.err"; fi
+if [ "$holder_exit" = 0 ]; then ok; else ko "trusted: present --once exits 0 (exit $holder_exit)" "$tmp/trusted.holder.err"; fi
+if python3 - "$tmp/trusted.reader.out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = r["documents"][0]
+ids = sorted(e["identifier"] for e in d["elements"])
+assert r["valid"] and ids == ["family_name", "portrait"], ids
+assert any("document_number" in n for n in d["notReturned"]), d["notReturned"]
+PY
+then ok; else ko "trusted: selective disclosure (document_number not sent)" "$tmp/trusted.reader.out"; fi
+if "$bin/mdoc-holder" history --json --store "$tmp/wallet.sqlite" | python3 -c '
+import json, sys
+h = json.load(sys.stdin)
+assert len(h) == 1 and h[0]["decision"] == "sent" and h[0]["channel"] == "ble", h'; then ok; else ko "trusted: one history entry"; fi
+
+# 2. An unauthenticated reader is refused by policy: no data.
+present untrusted "$tmp/wallet.sqlite" refuse
+if [ "$reader_exit" = 1 ]; then ok; else ko "untrusted: the reader gets no documents (exit $reader_exit)" "$tmp/untrusted.reader.err"; fi
+if python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["documents"] == [] and r["documentErrors"], r' "$tmp/untrusted.reader.out"; then ok; else ko "untrusted: documentErrors only" "$tmp/untrusted.reader.out"; fi
+
+# 3. A 100 kB portrait arrives intact.
+present big "$tmp/big.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem --reader-cert Fixtures/pki/reader.pem \
+  --element org.iso.18013.5.1:portrait
+if [ "$reader_exit" = 0 ] && python3 - "$tmp/big.reader.out" "$tmp/big.jpg" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+e = r["documents"][0]["elements"][0]
+assert e["identifier"] == "portrait" and e["digestMatches"] and r["valid"], e
+assert "(100000 bytes)" in e["value"], e["value"]
+PY
+then ok; else ko "big: a 100 kB portrait arrives intact" "$tmp/big.reader.err"; fi
+
+echo "bluezoo: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
