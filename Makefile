@@ -25,9 +25,10 @@ test: test-deps
 	Tests/Support/cli-test.sh .build/debug
 	Tests/Support/ble-bluezoo-test.sh .build/debug
 
-demo: deps
-	$(SWIFT) build --product mdoc-demo
+demo: test-deps
+	$(SWIFT) build
 	$(SWIFT) run mdoc-demo Fixtures
+	Tests/Support/ble-demo.sh .build/debug
 
 bench: deps
 	$(SWIFT) build -c release --product mdoc-benchmarks
