@@ -82,6 +82,26 @@ import json, sys
 h = json.load(sys.stdin)
 assert len(h) == 1 and h[0]["decision"] == "sent" and h[0]["channel"] == "ble", h'; then ok; else ko "trusted: one history entry"; fi
 
+# 1b. The same credential presented online (OpenID4VP, loopback verifier) from the same store:
+# the history then holds two entries, one per channel.
+mkdir -p "$tmp/verifier"
+.venv-test/bin/python3 Tests/Support/oid4vp_verifier.py --dir "$tmp/verifier" --iaca Fixtures/pki/iaca.pem \
+  --lifetime 60 --ready-file "$tmp/verifier.json" >/dev/null 2>"$tmp/verifier.err" &
+verifier_pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/verifier.json" ] && break; sleep 0.1; done
+port=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/verifier.json" 2>/dev/null)
+url=$(curl -s --cacert "$tmp/verifier/ca.pem" -X POST "https://localhost:$port/start" \
+  -d kind=signed -d delivery=post -d mode=direct_post.jwt -d claims=org.iso.18013.5.1:family_name,org.iso.18013.5.1:age_over_18 \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["url"])' 2>/dev/null)
+if [ -n "$url" ] && "$bin/mdoc-holder" present-online "$url" --consent "policy:$tmp/policy.toml" \
+  --verifier-trust "$tmp/verifier/ca.pem" --tls-ca "$tmp/verifier/ca.pem" --store "$tmp/wallet.sqlite" \
+  >"$tmp/online.out" 2>"$tmp/online.err"; then ok; else ko "online: present-online sends the same credential" "$tmp/online.err"; fi
+kill "$verifier_pid" 2>/dev/null
+if "$bin/mdoc-holder" history --json --store "$tmp/wallet.sqlite" | python3 -c '
+import json, sys
+h = json.load(sys.stdin)
+assert sorted(e["channel"] for e in h) == ["ble", "online"] and all(e["decision"] == "sent" for e in h), h'; then ok; else ko "one credential, BLE then online: two history entries"; fi
+
 # 2. An unauthenticated reader is refused by policy: no data.
 present untrusted "$tmp/wallet.sqlite" refuse
 if [ "$reader_exit" = 1 ]; then ok; else ko "untrusted: the reader gets no documents (exit $reader_exit)" "$tmp/untrusted.reader.err"; fi
