@@ -285,45 +285,20 @@ final class CharacteristicInterface: DBusInterface {
         guard description.acquireWrite, description.canWrite else {
             return .error(DBusError(name: BlueZError.notSupportedName, message: "AcquireWrite not supported"))
         }
-        guard state.withState({ $0.writeSocket == nil }) else { return Self.refuse("write already acquired") }
-        var request = GattRequest(options: options)
-        let mtu = request.mtu ?? 23
-        let ours: GattSocket
-        let theirs: DBusFileDescriptor
-        do {
-            (ours, theirs) = try GattSocket.makePair(mtu: mtu)
-        } catch {
-            return .error(.failed("could not make a socket"))
-        }
-        state.withState { $0.writeSocket = ours }
         let characteristic = state
-        let device = request.device
-        ours.start(
-            onPacket: { packet in
-                characteristic.events.send(
-                    .write(
-                        characteristic: characteristic.uuid, value: packet,
-                        request: GattRequest(device: device, mtu: mtu, writeType: .command, viaSocket: true)))
+        return serveSocket(
+            options, connection, slot: \.writeSocket, property: "WriteAcquired", refusal: "write already acquired",
+            onPacket: { request, mtu in
+                let device = request.device
+                return { packet in
+                    characteristic.events.send(
+                        .write(
+                            characteristic: characteristic.uuid, value: packet,
+                            request: GattRequest(device: device, mtu: mtu, writeType: .command, viaSocket: true)))
+                }
             },
-            onClose: { [weak connection] in
-                let released = characteristic.withState { current in
-                    guard current.writeSocket === ours else { return false }
-                    current.writeSocket = nil
-                    return true
-                }
-                guard released else { return }
-                characteristic.events.send(.writeReleased(characteristic: characteristic.uuid))
-                Task {
-                    try? await connection?.emit(
-                        .propertiesChanged(
-                            path: characteristic.path, interface: BlueZInterface.gattCharacteristic,
-                            changed: ["WriteAcquired": .boolean(false)]))
-                }
-            })
-        emitChanged(["WriteAcquired": .boolean(true)], connection)
-        request.viaSocket = true
-        state.events.send(.writeAcquired(characteristic: state.uuid, request: request))
-        return .reply([.unixFD(theirs), .uint16(UInt16(clamping: mtu))])
+            acquired: { .writeAcquired(characteristic: characteristic.uuid, request: $0) },
+            released: .writeReleased(characteristic: characteristic.uuid))
     }
 
     private func acquireNotify(_ options: [String: DBusValue], _ connection: isolated DBusConnection)
@@ -332,7 +307,24 @@ final class CharacteristicInterface: DBusInterface {
         guard description.acquireNotify, description.canNotify else {
             return .error(DBusError(name: BlueZError.notSupportedName, message: "AcquireNotify not supported"))
         }
-        guard state.withState({ $0.notifySocket == nil }) else { return Self.refuse("notify already acquired") }
+        let characteristic = state
+        return serveSocket(
+            options, connection, slot: \.notifySocket, property: "NotifyAcquired", refusal: "notify already acquired",
+            onPacket: { _, _ in { _ in } },  // indication confirmations
+            acquired: { .notificationsStarted(characteristic: characteristic.uuid, request: $0) },
+            released: .notificationsStopped(characteristic: characteristic.uuid))
+    }
+
+    /// AcquireWrite and AcquireNotify: a socket pair whose far end goes to BlueZ, kept in
+    /// `slot` until either side closes it; `property` (WriteAcquired / NotifyAcquired)
+    /// follows, and the events report acquisition and release.
+    private func serveSocket(
+        _ options: [String: DBusValue], _ connection: isolated DBusConnection,
+        slot: WritableKeyPath<CharacteristicState.State, GattSocket?> & Sendable, property: String, refusal: String,
+        onPacket: (GattRequest, Int) -> @Sendable ([UInt8]) -> Void,
+        acquired: (GattRequest) -> GattServerEvent, released: GattServerEvent
+    ) -> DBusMethodResponse {
+        guard state.withState({ $0[keyPath: slot] == nil }) else { return Self.refuse(refusal) }
         var request = GattRequest(options: options)
         let mtu = request.mtu ?? 23
         let ours: GattSocket
@@ -342,28 +334,28 @@ final class CharacteristicInterface: DBusInterface {
         } catch {
             return .error(.failed("could not make a socket"))
         }
-        state.withState { $0.notifySocket = ours }
+        state.withState { $0[keyPath: slot] = ours }
         let characteristic = state
         ours.start(
-            onPacket: { _ in },  // indication confirmations
+            onPacket: onPacket(request, mtu),
             onClose: { [weak connection] in
-                let released = characteristic.withState { current in
-                    guard current.notifySocket === ours else { return false }
-                    current.notifySocket = nil
+                let wasOurs = characteristic.withState { current in
+                    guard current[keyPath: slot] === ours else { return false }
+                    current[keyPath: slot] = nil
                     return true
                 }
-                guard released else { return }
-                characteristic.events.send(.notificationsStopped(characteristic: characteristic.uuid))
+                guard wasOurs else { return }
+                characteristic.events.send(released)
                 Task {
                     try? await connection?.emit(
                         .propertiesChanged(
                             path: characteristic.path, interface: BlueZInterface.gattCharacteristic,
-                            changed: ["NotifyAcquired": .boolean(false)]))
+                            changed: [property: .boolean(false)]))
                 }
             })
-        emitChanged(["NotifyAcquired": .boolean(true)], connection)
+        emitChanged([property: .boolean(true)], connection)
         request.viaSocket = true
-        state.events.send(.notificationsStarted(characteristic: state.uuid, request: request))
+        state.events.send(acquired(request))
         return .reply([.unixFD(theirs), .uint16(UInt16(clamping: mtu))])
     }
 
