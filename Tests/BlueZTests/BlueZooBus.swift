@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A private bus with BlueZoo on it (Tests/Support/bluezoo-bus.sh), for one test: hci0 is
@@ -42,7 +43,7 @@ final class BlueZooBus: Sendable {
     func restartMock() async throws {
         let script = Self.script
         let directory = self.directory
-        let status = try await Self.offPool { try Self.run([script, "restart-mock", directory]) }
+        let status = try await ChildProcess.offPool { try Self.run([script, "restart-mock", directory]) }
         guard status == 0 else { throw Failure(description: "bluezoo-bus.sh restart-mock failed (\(status))") }
     }
 
@@ -50,7 +51,7 @@ final class BlueZooBus: Sendable {
     func stopMock() async throws {
         let script = Self.script
         let directory = self.directory
-        let status = try await Self.offPool { try Self.run([script, "stop-mock", directory]) }
+        let status = try await ChildProcess.offPool { try Self.run([script, "stop-mock", directory]) }
         guard status == 0 else { throw Failure(description: "bluezoo-bus.sh stop-mock failed (\(status))") }
     }
 
@@ -58,57 +59,24 @@ final class BlueZooBus: Sendable {
         _ = try? Self.run([Self.script, "stop", directory])
     }
 
-    /// Runs `work` on a thread of its own: blocking in `waitpid` on the cooperative pool
-    /// (two threads on two cores) would stall every other test running in parallel.
-    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
-        }
-    }
-
     /// Runs `body` with a fresh bus and mock, stopping them afterwards whatever happens.
     static func with<T>(_ body: (BlueZooBus) async throws -> T) async throws -> T {
-        let bus = try await offPool { try start() }
+        let bus = try await ChildProcess.offPool { try start() }
         do {
             let result = try await body(bus)
-            try? await offPool { bus.stop() }
+            try? await ChildProcess.offPool { bus.stop() }
             return result
         } catch {
-            try? await offPool { bus.stop() }
+            try? await ChildProcess.offPool { bus.stop() }
             throw error
         }
     }
 
-    /// posix_spawn + waitpid with an empty signal mask (test threads block SIGTERM and
-    /// children inherit the mask, which would make the mock unkillable); stdout discarded.
+    /// Runs `bash ARGV...`; stdout discarded.
     static func run(_ argv: [String]) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGTERM)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var cArgs = ["/bin/bash"] + argv
-        var pointers = cArgs.map { strdup($0) } + [nil]
-        defer { for pointer in pointers { free(pointer) } }
-        cArgs.removeAll()
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, "/bin/bash", &actions, &attributes, &pointers, environ) == 0 else {
+        guard let status = ChildProcess.run(["/bin/bash"] + argv) else {
             throw Failure(description: "could not run \(argv.first ?? "")")
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (status >> 8) & 0xFF
+        return status
     }
 }
