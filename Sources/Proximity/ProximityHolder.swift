@@ -55,10 +55,12 @@ public struct ProximityHolder: Sendable {
     }
 
     /// Runs one session. `showEngagement` gets the engagement (to print its QR code) before
-    /// the service is registered; `progress` gets the outgoing transfer's progress.
+    /// the service is registered; `progress` gets the outgoing transfer's progress;
+    /// `observer` gets the session's milestones (``ProximitySessionEvent``) as they happen.
     public func runSession(
         showEngagement: @Sendable (DeviceEngagement) -> Void,
-        progress: @escaping @Sendable (TransferProgress) -> Void = { _ in }
+        progress: @escaping @Sendable (TransferProgress) -> Void = { _ in },
+        observer: @escaping @Sendable (ProximitySessionEvent) -> Void = { _ in }
     ) async throws -> ProximitySessionResult {
         let eDeviceKey = try PrivateKey.generate(.p256)
         let serviceUUID = BLEUUID(bytes: SecureRandom.bytes(16))!
@@ -77,6 +79,7 @@ public struct ProximityHolder: Sendable {
 
         showEngagement(engagement)
         let events = try await server.start(serviceUUID: serviceUUID)
+        observer(.advertising(engagement))
         let (inputs, continuation) = AsyncStream<Input>.makeStream()
         let forwarder = Task {
             for await event in events { continuation.yield(.gatt(event)) }
@@ -133,8 +136,11 @@ public struct ProximityHolder: Sendable {
                             let decision = await prompt.decide(request)
                             continuation.yield(.decided(decision))
                         }
-                    case .responded(let records): result.records += records
-                    case .requestReceived: break
+                    case .responded(let records):
+                        result.records += records
+                        observer(.responded(records))
+                    case .requestReceived(let docTypes, let requester):
+                        observer(.requestReceived(docTypes: docTypes, requester: requester))
                     case .terminated(let reason):
                         result.holderEnd = reason
                         // The reader ended (status 20): it will disconnect; otherwise the
@@ -155,7 +161,8 @@ public struct ProximityHolder: Sendable {
                     case .sendState(let state):
                         try? await server.notify(.state, state.value)
                     case .progress(let p): progress(p)
-                    case .sessionStarted, .readerIdentVerified: break
+                    case .sessionStarted: observer(.readerConnected)
+                    case .readerIdentVerified: break
                     case .sessionEnded(let reason, _):
                         result.transportEnd = reason
                         holderOutputs += holder.transportClosed()
