@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Two connections on a private dbus-daemon: a "server" exporting objects and a "client".

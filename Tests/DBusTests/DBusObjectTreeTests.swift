@@ -1,5 +1,6 @@
 import DBus
 import Synchronization
+import TestSupport
 import Testing
 
 /// A small interface with one read-only and one writable property and a method.

@@ -1,12 +1,11 @@
 import Foundation
-import TestSupport
 
 /// A private dbus-daemon for one test: its own socket in a temporary directory and an
 /// allow-all policy. Stopped (and its directory removed) by ``stop()``; use ``with(_:)``.
-final class PrivateBus: Sendable {
-    let address: String
-    let pid: pid_t
-    let directory: URL
+public final class PrivateBus: Sendable {
+    public let address: String
+    public let pid: pid_t
+    public let directory: URL
 
     private init(address: String, pid: pid_t, directory: URL) {
         self.address = address
@@ -14,7 +13,7 @@ final class PrivateBus: Sendable {
         self.directory = directory
     }
 
-    static func start() throws -> PrivateBus {
+    public static func start() throws -> PrivateBus {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("dbus-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -49,7 +48,7 @@ final class PrivateBus: Sendable {
         return PrivateBus(address: lines[0], pid: pid, directory: directory)
     }
 
-    func stop() {
+    public func stop() {
         kill(pid, SIGTERM)
         // The daemon unlinks its socket as it exits: remove the directory after that.
         for _ in 0..<200 where kill(pid, 0) == 0 { usleep(10_000) }
@@ -57,7 +56,7 @@ final class PrivateBus: Sendable {
     }
 
     /// Runs `body` with a fresh bus, stopping it afterwards whatever happens.
-    static func with<T>(_ body: (PrivateBus) async throws -> T) async throws -> T {
+    public static func with<T>(_ body: (PrivateBus) async throws -> T) async throws -> T {
         let bus = try await ChildProcess.offPool { try start() }
         do {
             let result = try await body(bus)
@@ -69,7 +68,7 @@ final class PrivateBus: Sendable {
         }
     }
 
-    enum BusError: Error {
+    public enum BusError: Error {
         case startFailed
     }
 }
