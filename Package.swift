@@ -48,10 +48,12 @@ let package = Package(
         // ISO 18013-5 BLE: message framing and the GATT roles, over the BlueZ client.
         .target(name: "BLETransport", dependencies: ["BlueZ", "DBus"]),
         // The holder's proximity loop: a GATT server seam, BLE framing, the holder engine, consent.
-        .target(name: "Proximity", dependencies: ["BLETransport", "Presentation", "Consent", "ISO18013", "MdocCrypto"]),
+        .target(
+            name: "Proximity", dependencies: ["BLETransport", "Presentation", "Consent", "ISO18013", "MdocCrypto"]),
         // Online presentation: JOSE over MdocCrypto, OpenID4VP 1.0 requests, DCQL, responses.
         .target(name: "JOSE", dependencies: ["MdocCrypto"]),
-        .target(name: "OpenID4VP", dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation"]),
+        .target(
+            name: "OpenID4VP", dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation"]),
         // The OpenID4VP flow over HTTPS (AsyncHTTPClient): fetch, verify, consent, respond, record.
         .target(
             name: "OnlineTransport",
@@ -63,12 +65,20 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
 
+        // `mdoc-holder serve`: the D-Bus service (Holder1, AgentManager1, agent consent, kiosk).
+        .target(
+            name: "HolderService",
+            dependencies: [
+                "DBus", "BlueZ", "BLETransport", "Proximity", "Wallet", "Consent", "Presentation", "OnlineTransport",
+                "OpenID4VP", "ISO18013", "MdocCrypto", "QRCode",
+            ]),
+
         // Executables.
         .executableTarget(
             name: "mdoc-holder",
             dependencies: [
                 "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
-                "BLETransport", "BlueZ",
+                "BLETransport", "BlueZ", "HolderService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -101,6 +111,9 @@ let package = Package(
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport"]),
+        .testTarget(
+            name: "HolderServiceTests",
+            dependencies: ["HolderService", "DBus", "Consent", "Wallet", "MdocIssuer", "TestSupport"]),
         .testTarget(
             name: "OnlineTransportTests",
             dependencies: ["OnlineTransport", "OpenID4VP", "Wallet", "Consent", "JOSE", "MdocCrypto"]),

@@ -7,6 +7,6 @@ struct MdocHolderCommand: AsyncParsableCommand {
         abstract: "Presents ISO/IEC 18013-5 mdocs (mobile driving licences) from Linux.",
         subcommands: [
             EngagementCommand.self, PresentCommand.self, CredentialsCommand.self, HistoryCommand.self,
-            PresentOnlineCommand.self,
+            PresentOnlineCommand.self, ServeCommand.self,
         ])
 }

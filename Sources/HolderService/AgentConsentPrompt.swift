@@ -1,0 +1,114 @@
+import Consent
+import DBus
+
+/// Consent from the registered D-Bus agent (`org.mdocholder.ConsentAgent1.RequestConsent`).
+///
+/// Declines when no agent is registered, when the agent answers with an error or an empty
+/// list, when it leaves the bus before answering, and when it does not answer within
+/// `timeout` (the agent then gets `Cancel(session)`). A session ended while the agent is
+/// asked (the task is cancelled) also sends `Cancel`.
+public struct AgentConsentPrompt: ConsentPrompt {
+    public let registry: AgentRegistry
+    public let connection: DBusConnection
+    /// The service's session id, passed to the agent.
+    public let session: UInt64
+    public let timeout: Duration
+    public let log: ServiceLog
+
+    public init(
+        registry: AgentRegistry, connection: DBusConnection, session: UInt64, timeout: Duration, log: ServiceLog
+    ) {
+        self.registry = registry
+        self.connection = connection
+        self.session = session
+        self.timeout = timeout
+        self.log = log
+    }
+
+    private enum Outcome: Sendable {
+        case answered([DBusValue])
+        case failed(DBusError)
+        case departed
+        case cancelled
+    }
+
+    public func decide(_ request: ConsentRequest) async -> ConsentDecision {
+        guard let agent = await registry.current else {
+            log.notice("session \(session): no consent agent registered: declined")
+            return .decline
+        }
+        log.info("session \(session): asking consent agent \(agent)")
+        let outcome = await ask(agent, request)
+        switch outcome {
+        case .answered(let body):
+            do {
+                let decision = try AgentConsentWire.decode(body, for: request)
+                if case .approve(let approved) = decision {
+                    let count = approved.values.reduce(0) { $0 + $1.count }
+                    log.info("session \(session): the agent approved \(count) elements")
+                } else {
+                    log.info("session \(session): the agent declined")
+                }
+                return decision
+            } catch {
+                log.warning("session \(session): \(error): declined")
+                return .decline
+            }
+        case .failed(let error) where error.isTimeout:
+            log.notice("session \(session): the agent did not answer within \(timeout): declined")
+            cancel(agent)
+        case .failed(let error):
+            log.notice("session \(session): the agent answered \(error.name): declined")
+        case .departed:
+            log.notice("session \(session): the agent left the bus before answering: declined")
+        case .cancelled:
+            log.info("session \(session): consent withdrawn (the session ended)")
+            cancel(agent)
+        }
+        return .decline
+    }
+
+    /// RequestConsent, raced against the agent's connection leaving the bus.
+    private func ask(_ agent: AgentRegistry.Agent, _ request: ConsentRequest) async -> Outcome {
+        let departures: AsyncStream<DBusMessage>
+        do {
+            departures = try await connection.subscribe(.nameOwnerChanged(agent.owner))
+        } catch {
+            return Task.isCancelled ? .cancelled : .failed(error as? DBusError ?? .failed("subscription failed"))
+        }
+        let call = DBusMessage.methodCall(
+            destination: agent.owner, path: agent.path, interface: AgentConsentWire.interface,
+            member: "RequestConsent", body: [.uint64(session), AgentConsentWire.encode(request)])
+        let (connection, timeout) = (connection, timeout)
+        return await withTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                do {
+                    return .answered(try await connection.call(call, timeout: timeout).body)
+                } catch let error as DBusError {
+                    return .failed(error)
+                } catch {
+                    return .cancelled
+                }
+            }
+            group.addTask {
+                for await message in departures {
+                    if message.body.count == 3, message.body[2].stringValue == "" { return .departed }
+                }
+                return .cancelled
+            }
+            let first = await group.next() ?? .cancelled
+            group.cancelAll()
+            return Task.isCancelled ? .cancelled : first
+        }
+    }
+
+    /// `Cancel(session)` to the agent, from a task of its own (the caller may be cancelled).
+    private func cancel(_ agent: AgentRegistry.Agent) {
+        var message = DBusMessage.methodCall(
+            destination: agent.owner, path: agent.path, interface: AgentConsentWire.interface, member: "Cancel",
+            body: [.uint64(session)])
+        message.noReplyExpected = true
+        let connection = connection
+        Task.detached { try? await connection.send(message) }
+    }
+}

@@ -1,0 +1,130 @@
+import DBus
+import Wallet
+
+/// `org.mdocholder.Holder1` at /org/mdocholder (dbus/org.mdocholder.Holder1.xml).
+struct HolderInterface: DBusInterface {
+    static let version: UInt32 = 1
+
+    let sessions: SessionManager
+    let store: CredentialStore
+    let configuration: ServiceConfiguration
+
+    var name: String { HolderSignals.interface }
+
+    var introspection: DBusInterfaceDescription {
+        typealias A = DBusInterfaceDescription.Argument
+        return DBusInterfaceDescription(
+            methods: [
+                .init(
+                    "StartProximity", inputs: [A("options", "a{sv}")],
+                    outputs: [A("session", "t"), A("engagement_uri", "s")]),
+                .init("Cancel", inputs: [A("session", "t")]),
+                .init("PresentOnline", inputs: [A("url", "s"), A("options", "a{sv}")], outputs: [A("session", "t")]),
+                .init("ListCredentials", outputs: [A("credentials", "aa{sv}")]),
+                .init("History", inputs: [A("limit", "u")], outputs: [A("entries", "aa{sv}")]),
+            ],
+            properties: [.init("Version", "u"), .init("KioskMode", "b")],
+            signals: [
+                .init("EngagementReady", [A("session", "t"), A("engagement_uri", "s")]),
+                .init("ReaderConnected", [A("session", "t")]),
+                .init("RequestReceived", [A("session", "t"), A("requester", "s"), A("doctypes", "as")]),
+                .init("ResponseSent", [A("session", "t"), A("doctypes", "as"), A("elements", "u")]),
+                .init("Ended", [A("session", "t"), A("reason", "s")]),
+            ])
+    }
+
+    func properties() -> [String: DBusValue] {
+        ["Version": .uint32(Self.version), "KioskMode": .boolean(configuration.kiosk != nil)]
+    }
+
+    func call(_ call: DBusMessage, on connection: isolated DBusConnection) -> DBusMethodResponse {
+        let (sessions, store, configuration) = (sessions, store, configuration)
+        do throws(HolderServiceError) {
+            switch (call.member, call.signature) {
+            case ("StartProximity", "a{sv}"):
+                let (adapter, mode) = try Self.proximityOptions(call.body[0], configuration: configuration)
+                return .deferred {
+                    do throws(HolderServiceError) {
+                        let (session, uri) = try await sessions.startProximity(adapter: adapter, mode: mode)
+                        return [.uint64(session), .string(uri)]
+                    } catch {
+                        throw error.dbusError
+                    }
+                }
+            case ("Cancel", "t"):
+                guard case .uint64(let session) = call.body[0] else { break }
+                return .deferred {
+                    do throws(HolderServiceError) {
+                        try await sessions.cancel(session)
+                        return []
+                    } catch {
+                        throw error.dbusError
+                    }
+                }
+            case ("PresentOnline", "sa{sv}"):
+                guard let url = call.body[0].stringValue, let options = call.body[1].propertiesValue else { break }
+                if let key = options.keys.sorted().first {
+                    throw .invalidArguments("unknown option '\(key)': PresentOnline takes no options yet")
+                }
+                return .deferred {
+                    do throws(HolderServiceError) {
+                        return [.uint64(try await sessions.startOnline(url: url))]
+                    } catch {
+                        throw error.dbusError
+                    }
+                }
+            case ("ListCredentials", ""):
+                return .deferred {
+                    do throws(HolderServiceError) {
+                        return [try WalletListing.credentials(store)]
+                    } catch {
+                        throw error.dbusError
+                    }
+                }
+            case ("History", "u"):
+                let limit = call.body[0].integerValue ?? 0
+                return .deferred {
+                    do throws(HolderServiceError) {
+                        return [try WalletListing.history(store, limit: limit)]
+                    } catch {
+                        throw error.dbusError
+                    }
+                }
+            case ("StartProximity", _), ("Cancel", _), ("PresentOnline", _), ("ListCredentials", _), ("History", _):
+                throw .invalidArguments(
+                    "\(call.member ?? "") does not take (\(call.signature)): see dbus/org.mdocholder.Holder1.xml")
+            default:
+                return .error(.unknownMethod("no method \(call.member ?? "") on \(name)"))
+            }
+        } catch {
+            return .error(error.dbusError)
+        }
+        return .error(HolderServiceError.invalidArguments("malformed arguments").dbusError)
+    }
+
+    /// StartProximity's options: "adapter" s, "mode" s; anything else is refused.
+    static func proximityOptions(_ value: DBusValue, configuration: ServiceConfiguration) throws(HolderServiceError)
+        -> (String, ProximityMode)
+    {
+        guard let options = value.propertiesValue else { throw .invalidArguments("options must be a{sv}") }
+        var adapter = configuration.defaultAdapter
+        var mode = configuration.defaultMode
+        for (key, value) in options.sorted(by: { $0.key < $1.key }) {
+            switch key {
+            case "adapter":
+                guard let name = value.stringValue, !name.isEmpty, !name.contains("/") else {
+                    throw .invalidArguments("option adapter must be a string naming an adapter, like hci0")
+                }
+                adapter = name
+            case "mode":
+                guard let text = value.stringValue, let parsed = ProximityMode(rawValue: text) else {
+                    throw .invalidArguments("option mode must be the string peripheral, central or both")
+                }
+                mode = parsed
+            default:
+                throw .invalidArguments("unknown option '\(key)': StartProximity takes adapter and mode")
+            }
+        }
+        return (adapter, mode)
+    }
+}

@@ -1,0 +1,58 @@
+import DBus
+
+/// Why the service refused or could not do something, as its D-Bus clients see it: an
+/// `org.mdocholder.Error.*` name and a message that says what to do. Messages name adapters,
+/// sessions, options and doc types, never claim values or keys.
+public enum HolderServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A method's arguments or options are wrong.
+    case invalidArguments(String)
+    /// The adapter already runs a proximity session.
+    case busy(adapter: String, session: UInt64)
+    /// No session, agent or object by that name.
+    case notFound(String)
+    /// Asked for something this build or configuration does not do.
+    case notSupported(String)
+    /// The store has no valid credential to present.
+    case noCredential
+    /// BlueZ failed (no bluetoothd, no such adapter, registration refused).
+    case bluetooth(String)
+    /// The credential store could not be read or written.
+    case store(String)
+    /// The service could not start: the bus name is taken, the bus refused it, ...
+    case startup(String)
+    /// Something else failed.
+    case failed(String)
+
+    /// The D-Bus error name.
+    public var name: String {
+        let suffix: String
+        switch self {
+        case .invalidArguments: suffix = "InvalidArguments"
+        case .busy: suffix = "Busy"
+        case .notFound: suffix = "NotFound"
+        case .notSupported: suffix = "NotSupported"
+        case .noCredential: suffix = "NoCredential"
+        case .bluetooth: suffix = "Bluetooth"
+        case .store: suffix = "Store"
+        case .startup: suffix = "Startup"
+        case .failed: suffix = "Failed"
+        }
+        return "org.mdocholder.Error." + suffix
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidArguments(let text), .notFound(let text), .notSupported(let text), .bluetooth(let text),
+            .store(let text), .startup(let text), .failed(let text):
+            return text
+        case .busy(let adapter, let session):
+            return
+                "\(adapter) already runs proximity session \(session): Cancel(\(session)) it first, or use another adapter"
+        case .noCredential:
+            return "no valid credential in the store: import one with `mdoc-holder credentials import`"
+        }
+    }
+
+    /// The error as a D-Bus error reply.
+    public var dbusError: DBusError { DBusError(name: name, message: description) }
+}

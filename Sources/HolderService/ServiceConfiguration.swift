@@ -1,0 +1,73 @@
+import Consent
+import MdocCrypto
+import OpenID4VP
+import Presentation
+
+/// Who answers consent requests.
+public enum ServiceConsent: Sendable {
+    /// The registered D-Bus agent (`org.mdocholder.AgentManager1`), declining when none is
+    /// registered, when it does not answer within `timeout`, or when it leaves the bus.
+    case agent(timeout: Duration)
+    /// A kiosk policy file; agents are not asked (RegisterAgent is refused).
+    case policy(PolicyConsent, path: String)
+}
+
+/// BLE roles a proximity session may take (18013-5 device retrieval over BLE).
+public enum ProximityMode: String, Sendable, CaseIterable {
+    /// mdoc peripheral-server mode: the holder is the GATT server.
+    case peripheral
+    /// mdoc central-client mode: the reader is the GATT server.
+    case central
+    /// Both, the reader picks.
+    case both
+}
+
+/// What `mdoc-holder serve` runs with.
+public struct ServiceConfiguration: Sendable {
+    /// The credential store file.
+    public var storePath: String
+    /// The bus address; nil for the system bus (DBUS_SYSTEM_BUS_ADDRESS when set).
+    public var busAddress: String?
+    public var consent: ServiceConsent
+    /// Reader trust and the other engine settings for proximity sessions.
+    public var holder: HolderConfiguration
+    /// The adapter and mode of StartProximity when its options name none (and of the kiosk).
+    public var defaultAdapter: String
+    public var defaultMode: ProximityMode
+    /// Online presentation: who may sign requests, extra TLS roots.
+    public var verifierTrust: VerifierTrustConfiguration
+    public var tlsCAs: [Certificate]
+    /// Kiosk mode: a proximity session always armed on `defaultAdapter`.
+    public var kiosk: KioskConfiguration?
+
+    public init(
+        storePath: String, busAddress: String? = nil, consent: ServiceConsent,
+        holder: HolderConfiguration = HolderConfiguration(), defaultAdapter: String = "hci0",
+        defaultMode: ProximityMode = .peripheral,
+        verifierTrust: VerifierTrustConfiguration = VerifierTrustConfiguration(trustAnchors: []),
+        tlsCAs: [Certificate] = [], kiosk: KioskConfiguration? = nil
+    ) {
+        self.storePath = storePath
+        self.busAddress = busAddress
+        self.consent = consent
+        self.holder = holder
+        self.defaultAdapter = defaultAdapter
+        self.defaultMode = defaultMode
+        self.verifierTrust = verifierTrust
+        self.tlsCAs = tlsCAs
+        self.kiosk = kiosk
+    }
+}
+
+/// Where a kiosk shows each fresh engagement.
+public struct KioskConfiguration: Sendable {
+    /// PNG files, each rewritten atomically with the QR code of every new engagement.
+    public var qrPNGPaths: [String]
+    /// Terminals (`/dev/tty1`) the QR code is drawn on, screen cleared first.
+    public var qrTTYs: [String]
+
+    public init(qrPNGPaths: [String] = [], qrTTYs: [String] = []) {
+        self.qrPNGPaths = qrPNGPaths
+        self.qrTTYs = qrTTYs
+    }
+}

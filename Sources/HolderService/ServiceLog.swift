@@ -1,0 +1,50 @@
+import Foundation
+
+/// The service's log on standard error, one line per event. Under systemd (JOURNAL_STREAM
+/// set) each line starts with its syslog priority (`<3>` error … `<7>` debug), which journald
+/// reads as the entry's priority. Lines name sessions, adapters, doc types, element
+/// identifiers and requester names; never claim values, keys or session secrets.
+public struct ServiceLog: Sendable {
+    public enum Priority: Int, Sendable {
+        case error = 3
+        case warning = 4
+        case notice = 5
+        case info = 6
+        case debug = 7
+    }
+
+    /// Whether lines carry `<N>` priority prefixes.
+    public let journal: Bool
+    private let sink: @Sendable (String) -> Void
+
+    /// Logs to standard error; prefixes when JOURNAL_STREAM is set in `environment`.
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.init(journal: environment["JOURNAL_STREAM"] != nil) { line in
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
+
+    /// Logs to `sink` (tests).
+    public init(journal: Bool, sink: @escaping @Sendable (String) -> Void) {
+        self.journal = journal
+        self.sink = sink
+    }
+
+    public func log(_ priority: Priority, _ message: String) {
+        let text = Self.oneLine(message)
+        sink(journal ? "<\(priority.rawValue)>\(text)\n" : "mdoc-holder: \(text)\n")
+    }
+
+    public func error(_ message: String) { log(.error, message) }
+    public func warning(_ message: String) { log(.warning, message) }
+    public func notice(_ message: String) { log(.notice, message) }
+    public func info(_ message: String) { log(.info, message) }
+
+    /// `text` on one line: control characters (a requester's chosen name may hold some)
+    /// become U+FFFD, so one event is one journal entry.
+    static func oneLine(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
+    }
+}

@@ -1,0 +1,43 @@
+import BLETransport
+import OnlineTransport
+import Presentation
+import Proximity
+
+/// The `reason` of the Ended signal: completed, declined, cancelled, reader-ended,
+/// disconnected, timeout, or "error: TEXT" (TEXT names what failed, never a value).
+enum SessionEndReason {
+    static let cancelled = "cancelled"
+
+    static func error(_ text: String) -> String { "error: " + ServiceLog.oneLine(text) }
+
+    static func proximity(_ result: ProximitySessionResult) -> String {
+        if result.responsesSent > 0 {
+            if result.records.contains(where: { $0.outcome == .sent }) {
+                return result.isSuccess ? "completed" : "disconnected"
+            }
+            return "declined"
+        }
+        switch result.holderEnd {
+        case .consentTimeout?, .idleTimeout?: return "timeout"
+        case .readerEnded?: return "reader-ended"
+        case .sessionEncryptionError?, .decodingError?, .readerReportedError?, .messageTooLarge?,
+            .unexpectedMessage?:
+            return error(result.holderEnd!.description)
+        case .holderEnded?, .transportClosed?, nil: break
+        }
+        switch result.transportEnd {
+        case .protocolError(let problem)?: return error("\(problem)")
+        case .readerEnded?: return "reader-ended"
+        case .disconnected?, .disconnectedAfterResponse?, .holderEnded?, nil: return "disconnected"
+        }
+    }
+
+    static func online(_ outcome: OnlineOutcome) -> String {
+        switch outcome.result {
+        case .sent: return "completed"
+        case .declined: return "declined"
+        case .refused(let problem): return error("refused: \(problem.code.rawValue)")
+        case .rejectedByVerifier(let status): return error("the verifier rejected the response (HTTP \(status))")
+        }
+    }
+}

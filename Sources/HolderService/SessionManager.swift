@@ -1,0 +1,293 @@
+import BLETransport
+import BlueZ
+import DBus
+import Foundation
+import OnlineTransport
+import OpenID4VP
+import Presentation
+import Proximity
+import Wallet
+
+/// The service's sessions: proximity sessions (one per adapter at a time) and online
+/// presentations, their ids, cancellation and end. Follows `org.bluez` on the bus: when
+/// bluetoothd leaves, the proximity sessions end (their registrations went with it).
+actor SessionManager {
+    private let environment: ServiceEnvironment
+    private var nextID: UInt64 = 1
+    private var proximity: [UInt64: Task<Void, Never>] = [:]
+    private var adapterSessions: [String: UInt64] = [:]
+    private var online: [UInt64: Task<Void, Never>] = [:]
+    /// Sessions ended from outside (Cancel, bluetoothd gone): the reason their Ended carries.
+    private var endReasons: [UInt64: String] = [:]
+    private var endWaiters: [UInt64: [CheckedContinuation<Void, Never>]] = [:]
+    /// One GATT server, on a BlueZ connection of its own, per adapter used.
+    private var servers: [String: BlueZMdocGattServer] = [:]
+    private var bluetoothWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter: UInt64 = 0
+    /// Set when the service stops: no new session starts.
+    private var stopping = false
+
+    init(environment: ServiceEnvironment) {
+        self.environment = environment
+    }
+
+    private var log: ServiceLog { environment.log }
+
+    private func allocateID() -> UInt64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    // MARK: Proximity
+
+    /// Starts a proximity session on `adapter`; returns once the reader can connect, with the
+    /// session id and the engagement URI.
+    func startProximity(adapter: String, mode: ProximityMode) async throws(HolderServiceError) -> (
+        UInt64, String
+    ) {
+        guard mode == .peripheral else {
+            throw .notSupported(
+                "mode \(mode.rawValue) is not available in this build: use peripheral (mdoc peripheral-server mode)")
+        }
+        if stopping { throw .failed("the service is stopping") }
+        if let running = adapterSessions[adapter] { throw .busy(adapter: adapter, session: running) }
+        let id = allocateID()
+        adapterSessions[adapter] = id
+        let credentials: [PresentableCredential]
+        let server: BlueZMdocGattServer
+        do {
+            credentials = try environment.store.presentableCredentials()
+            guard !credentials.isEmpty else { throw HolderServiceError.noCredential }
+            server = try await gattServer(for: adapter)
+        } catch {
+            adapterSessions[adapter] = nil
+            if let error = error as? HolderServiceError { throw error }
+            throw .store("the credential store \(environment.store.path) could not be read: \(error)")
+        }
+        var configuration = environment.configuration.holder
+        if case .agent(let timeout) = environment.configuration.consent {
+            // The agent's own timeout answers first (a decline and Cancel to the agent).
+            configuration.consentTimeout = timeout + .seconds(5)
+        }
+        let holder = ProximityHolder(
+            server: UncancelledStopServer(inner: server), credentials: credentials, configuration: configuration,
+            consent: environment.consentPrompt(session: id))
+        let (ready, readyContinuation) = AsyncStream<Result<String, HolderServiceError>>.makeStream()
+        let environment = environment
+        proximity[id] = Task {
+            let reason = await Self.runProximity(
+                id, adapter: adapter, holder: holder, environment: environment, ready: readyContinuation)
+            self.ended(id, adapter: adapter, reason: reason)
+        }
+        log.info("session \(id): starting on \(adapter) (\(mode.rawValue))")
+        for await outcome in ready { return (id, try outcome.get()) }
+        throw .failed("session \(id) ended before its engagement was ready")
+    }
+
+    private static func runProximity(
+        _ id: UInt64, adapter: String, holder: ProximityHolder, environment: ServiceEnvironment,
+        ready: AsyncStream<Result<String, HolderServiceError>>.Continuation
+    ) async -> String {
+        let (signals, log) = (environment.signals, environment.log)
+        defer { ready.finish() }
+        do {
+            let result = try await holder.runSession(
+                showEngagement: { _ in },
+                observer: { event in
+                    switch event {
+                    case .advertising(let engagement):
+                        log.info("session \(id): engagement ready on \(adapter)")
+                        signals.engagementReady(id, uri: engagement.uri)
+                        ready.yield(.success(engagement.uri))
+                        ready.finish()
+                    case .readerConnected:
+                        log.info("session \(id): reader connected")
+                        signals.readerConnected(id)
+                    case .requestReceived(let docTypes, let requester):
+                        log.info(
+                            "session \(id): request from \(requester.displayName) (\(requester.authentication.summary)) for \(docTypes.joined(separator: ", "))"
+                        )
+                        signals.requestReceived(id, requester: requester.displayName, docTypes: docTypes)
+                    case .responded(let records):
+                        let sent = records.filter { $0.outcome == .sent }
+                        for record in records { log.info("session \(id): \(Self.describe(record))") }
+                        signals.responseSent(
+                            id, docTypes: sent.map(\.docType), elements: sent.reduce(0) { $0 + $1.elementsSent.count })
+                    }
+                })
+            do {
+                try environment.store.record(result.records, channel: .ble)
+            } catch {
+                log.error("session \(id): the history could not be written: \(error)")
+            }
+            return SessionEndReason.proximity(result)
+        } catch {
+            let problem: HolderServiceError =
+                error is CancellationError
+                ? .failed("session \(id) was cancelled before its engagement was ready")
+                : .bluetooth("the mdoc service could not be started on \(adapter): \(error)")
+            ready.yield(.failure(problem))
+            return error is CancellationError ? SessionEndReason.cancelled : SessionEndReason.error("\(error)")
+        }
+    }
+
+    /// One line for the log: doc type, element identifiers and who, never values.
+    static func describe(_ record: PresentationRecord) -> String {
+        switch record.outcome {
+        case .sent:
+            "sent \(record.docType) [\(record.elementsSent.map(\.description).joined(separator: ", "))] to \(record.requester.displayName)"
+        case .declined: "declined \(record.docType) for \(record.requester.displayName)"
+        case .notReturned(let reason): "did not return \(record.docType): \(reason)"
+        }
+    }
+
+    private func gattServer(for adapter: String) async throws(HolderServiceError) -> BlueZMdocGattServer {
+        if let server = servers[adapter] { return server }
+        do {
+            let client = try await BlueZClient.connect(busAddress: environment.configuration.busAddress)
+            let server = BlueZMdocGattServer(client: client, adapter: adapter)
+            servers[adapter] = server
+            return server
+        } catch {
+            throw .bluetooth("cannot reach BlueZ on the bus: \(error)")
+        }
+    }
+
+    // MARK: Online
+
+    /// Starts an OpenID4VP presentation in the background; returns its session id.
+    func startOnline(url: String) throws(HolderServiceError) -> UInt64 {
+        guard let colon = url.firstIndex(of: ":"),
+            AuthorizationRequestURL.schemes.contains(url[..<colon].lowercased()), url.contains("?")
+        else {
+            throw .invalidArguments(
+                "the URL is not an OpenID4VP request: give the openid4vp://, haip-vp://, mdoc-openid4vp:// or https://...? URL of the verifier's QR code or link"
+            )
+        }
+        if stopping { throw .failed("the service is stopping") }
+        let id = allocateID()
+        let environment = environment
+        let prompt = SignalingConsentPrompt(
+            session: id, inner: environment.consentPrompt(session: id), signals: environment.signals,
+            log: environment.log)
+        online[id] = Task {
+            let reason = await Self.runOnline(id, url: url, prompt: prompt, environment: environment)
+            self.ended(id, adapter: nil, reason: reason)
+        }
+        log.info("session \(id): online presentation started")
+        return id
+    }
+
+    private static func runOnline(
+        _ id: UInt64, url: String, prompt: SignalingConsentPrompt, environment: ServiceEnvironment
+    ) async -> String {
+        let configuration = environment.configuration
+        do {
+            let outcome = try await OnlinePresentation.run(
+                url: url, store: environment.store, consent: prompt, verifierTrust: configuration.verifierTrust,
+                tlsCAs: configuration.tlsCAs)
+            let sent = outcome.records.filter { $0.outcome == .sent }
+            if outcome.isSent {
+                environment.signals.responseSent(
+                    id, docTypes: sent.map(\.docType), elements: sent.reduce(0) { $0 + $1.elementsSent.count })
+            }
+            for record in outcome.records { environment.log.info("session \(id): \(describe(record))") }
+            return SessionEndReason.online(outcome)
+        } catch {
+            return SessionEndReason.error("\(error)")
+        }
+    }
+
+    // MARK: Ending
+
+    /// Ends a session; its Ended says "cancelled".
+    func cancel(_ id: UInt64) throws(HolderServiceError) {
+        guard let task = proximity[id] ?? online[id] else {
+            throw .notFound("no running session \(id): it has ended or never existed")
+        }
+        if endReasons[id] == nil { endReasons[id] = SessionEndReason.cancelled }
+        task.cancel()
+    }
+
+    /// Ends every session (the service stops) and waits for them.
+    func cancelAll() async {
+        stopping = true
+        for waiter in bluetoothWaiters.values { waiter.resume() }
+        bluetoothWaiters = [:]
+        let ids = Array(proximity.keys) + Array(online.keys)
+        for id in ids { try? cancel(id) }
+        for id in ids { await waitUntilEnded(id) }
+    }
+
+    private func ended(_ id: UInt64, adapter: String?, reason: String) {
+        let reason = endReasons.removeValue(forKey: id) ?? reason
+        proximity[id] = nil
+        online[id] = nil
+        if let adapter, adapterSessions[adapter] == id { adapterSessions[adapter] = nil }
+        log.info("session \(id): ended (\(reason))")
+        environment.signals.ended(id, reason: reason)
+        for waiter in endWaiters.removeValue(forKey: id) ?? [] { waiter.resume() }
+    }
+
+    /// Returns once session `id` has ended (at once when it is not running).
+    func waitUntilEnded(_ id: UInt64) async {
+        guard proximity[id] != nil || online[id] != nil else { return }
+        await withCheckedContinuation { endWaiters[id, default: []].append($0) }
+    }
+
+    // MARK: bluetoothd
+
+    /// Follows `org.bluez` until the bus connection closes; returns then.
+    func followBluetooth(_ changes: AsyncStream<DBusMessage>) async {
+        for await change in changes {
+            guard change.body.count == 3, let owner = change.body[2].stringValue else { continue }
+            if owner.isEmpty {
+                log.warning("bluetoothd left the bus: proximity sessions end")
+                for id in proximity.keys where endReasons[id] == nil {
+                    endReasons[id] = SessionEndReason.error("bluetoothd left the bus")
+                    proximity[id]?.cancel()
+                }
+            } else {
+                log.notice("bluetoothd is on the bus")
+            }
+            for waiter in bluetoothWaiters.values { waiter.resume() }
+            bluetoothWaiters = [:]
+        }
+    }
+
+    /// Returns when `org.bluez` changes owner, or after `timeout`.
+    func waitForBluetoothChange(timeout: Duration) async {
+        if stopping { return }
+        nextWaiter += 1
+        let token = nextWaiter
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            self.wake(token)
+        }
+        await withCheckedContinuation { bluetoothWaiters[token] = $0 }
+        timer.cancel()
+    }
+
+    private func wake(_ token: UInt64) {
+        bluetoothWaiters.removeValue(forKey: token)?.resume()
+    }
+}
+
+/// Stops the GATT server from a task of its own: a cancelled session still unregisters its
+/// service and advertisement from BlueZ (calls from a cancelled task are abandoned).
+struct UncancelledStopServer: MdocGattServer {
+    let inner: BlueZMdocGattServer
+
+    func start(serviceUUID: BLEUUID) async throws -> AsyncStream<MdocGattEvent> {
+        try await inner.start(serviceUUID: serviceUUID)
+    }
+
+    func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
+        try await inner.notify(characteristic, value)
+    }
+
+    func stop() async {
+        let inner = inner
+        await Task { await inner.stop() }.value
+    }
+}

@@ -1,0 +1,56 @@
+import DBus
+import Foundation
+import Wallet
+
+/// The store as `ListCredentials` and `History` give it: names, dates and element
+/// identifiers, never values.
+enum WalletListing {
+    static func credentials(_ store: CredentialStore) throws(HolderServiceError) -> DBusValue {
+        let summaries: [CredentialSummary]
+        do {
+            summaries = try store.list()
+        } catch {
+            throw .store("the credential store \(store.path) could not be read: \(error)")
+        }
+        return .array(
+            .dictionary(key: .string, value: .variant),
+            summaries.map { summary in
+                .properties([
+                    "id": .string(summary.id),
+                    "doctype": .string(summary.docType),
+                    "issuer": .string(summary.issuerSubject ?? ""),
+                    "valid_from": .string(rfc3339(summary.validFrom)),
+                    "valid_until": .string(rfc3339(summary.validUntil)),
+                    "elements": .strings(summary.elements),
+                ])
+            })
+    }
+
+    /// Newest first, at most `limit` entries (0: all).
+    static func history(_ store: CredentialStore, limit: Int) throws(HolderServiceError) -> DBusValue {
+        var entries: [HistoryEntry]
+        do {
+            entries = try store.history().reversed()
+        } catch {
+            throw .store("the credential store \(store.path) could not be read: \(error)")
+        }
+        if limit > 0, entries.count > limit { entries = Array(entries.prefix(limit)) }
+        return .array(
+            .dictionary(key: .string, value: .variant),
+            entries.map { entry in
+                .properties([
+                    "time": .string(rfc3339(entry.time)),
+                    "channel": .string(entry.channel.rawValue),
+                    "requester": .string(entry.requesterName),
+                    "authentication": .string(entry.authentication),
+                    "doctype": .string(entry.docType),
+                    "outcome": .string(entry.decision.name),
+                    "elements": .strings(entry.elementsSent),
+                ])
+            })
+    }
+
+    static func rfc3339(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0)!))
+    }
+}
