@@ -24,6 +24,7 @@ test: test-deps
 	Tests/Support/tty-consent-test.sh .build/debug
 	Tests/Support/cli-test.sh .build/debug
 	Tests/Support/ble-bluezoo-test.sh .build/debug
+	Tests/Support/service-test.sh .build/debug
 
 demo: test-deps
 	$(SWIFT) build

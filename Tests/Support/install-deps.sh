@@ -5,7 +5,7 @@ set -euo pipefail
 kind=${1:-build}
 packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libpng-dev libsqlite3-dev libdbus-1-dev libbluetooth-dev)
 if [ "$kind" = test ]; then
-  packages+=(python3 python3-venv dbus-daemon zbar-tools tmux curl)
+  packages+=(python3 python3-venv python3-dbus python3-gi dbus-daemon zbar-tools tmux curl)
 fi
 missing=()
 for p in "${packages[@]}"; do

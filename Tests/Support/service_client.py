@@ -1,0 +1,228 @@
+#!/usr/bin/python3
+"""A D-Bus client of `mdoc-holder serve` for the service tests (Debian's python3-dbus, GLib).
+
+  service_client.py agent MODE LOG [--allow ns:id,...]   register a consent agent and answer
+      MODE approve (the --allow elements that are requested and held), decline, hang, or
+      disconnect (exit while the request is pending); events go to LOG as JSON lines
+  service_client.py start OUT [--adapter hciN]           StartProximity, print the URI, write
+      the session's signals to OUT (JSON) once Ended arrives
+  service_client.py busy-cancel [--adapter hciN]         a second StartProximity on the adapter
+      is refused with Busy; Cancel ends the first with Ended(cancelled)
+  service_client.py history                              History(0) as JSON
+  service_client.py introspect XML                       the exported Holder1/AgentManager1
+      match XML (interfaces, methods, args, signals, properties)
+
+The bus is DBUS_SYSTEM_BUS_ADDRESS.
+"""
+import json
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+import dbus
+import dbus.mainloop.glib
+import dbus.service
+from gi.repository import GLib
+
+NAME = "org.mdocholder"
+PATH = "/org/mdocholder"
+HOLDER = "org.mdocholder.Holder1"
+MANAGER = "org.mdocholder.AgentManager1"
+AGENT = "org.mdocholder.ConsentAgent1"
+
+
+def connect():
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    return dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
+
+
+def plain(value):
+    """dbus-python values as JSON-able Python values."""
+    if isinstance(value, dbus.Boolean):
+        return bool(value)
+    if isinstance(value, (dbus.Dictionary, dict)):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (dbus.Array, dbus.Struct, list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, (dbus.String, dbus.ObjectPath, str)):
+        return str(value)
+    if isinstance(value, (int, dbus.UInt64, dbus.UInt32)):
+        return int(value)
+    return value
+
+
+def agent(mode, log_path, allow):
+    bus = connect()
+    log = open(log_path, "a", buffering=1)
+
+    def event(**fields):
+        log.write(json.dumps(fields) + "\n")
+
+    class Agent(dbus.service.Object):
+        @dbus.service.method(AGENT, in_signature="ta{sv}", out_signature="a(sss)",
+                             async_callbacks=("reply", "error"))
+        def RequestConsent(self, session, request, reply, error):
+            event(event="request", session=int(session), request=plain(request))
+            if mode == "disconnect":
+                os._exit(0)
+            if mode == "hang":
+                return
+            approved = []
+            if mode == "approve":
+                for doc in request["documents"]:
+                    if not doc["held"]:
+                        continue
+                    for ns, ident, _retain, available, _required in doc["elements"]:
+                        if available and f"{ns}:{ident}" in allow:
+                            approved.append((str(doc["doctype"]), str(ns), str(ident)))
+            reply(dbus.Array(approved, signature="(sss)"))
+
+        @dbus.service.method(AGENT, in_signature="t")
+        def Cancel(self, session):
+            event(event="cancel", session=int(session))
+
+        @dbus.service.method(AGENT, in_signature="")
+        def Release(self):
+            event(event="release")
+
+    Agent(bus, "/test/agent")
+    dbus.Interface(bus.get_object(NAME, PATH), MANAGER).RegisterAgent(dbus.ObjectPath("/test/agent"))
+    event(event="registered")
+    GLib.MainLoop().run()
+
+
+def collect_signals(bus):
+    signals = []
+
+    def handler(*args, **keywords):
+        signals.append({"member": keywords["member"], "args": plain(list(args))})
+
+    bus.add_signal_receiver(handler, dbus_interface=HOLDER, path=PATH, member_keyword="member")
+    return signals
+
+
+def start(out, adapter):
+    bus = connect()
+    signals = collect_signals(bus)
+    holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
+    loop = GLib.MainLoop()
+    state = {}
+
+    def started(session, uri):
+        state["session"] = int(session)
+        print(uri, flush=True)
+
+    def failed(error):
+        print(f"StartProximity failed: {error.get_dbus_name()}: {error.get_dbus_message()}", file=sys.stderr)
+        state["failed"] = True
+        loop.quit()
+
+    def check():
+        if "session" in state and any(
+            s["member"] == "Ended" and s["args"][0] == state["session"] for s in signals
+        ):
+            loop.quit()
+            return False
+        return True
+
+    holder.StartProximity({"adapter": adapter}, reply_handler=started, error_handler=failed, timeout=30)
+    GLib.timeout_add(50, check)
+    GLib.timeout_add_seconds(120, loop.quit)
+    loop.run()
+    if "failed" in state:
+        sys.exit(3)
+    mine = [s for s in signals if s["args"] and s["args"][0] == state.get("session")]
+    json.dump({"session": state.get("session"), "signals": mine}, open(out, "w"))
+
+
+def busy_cancel(adapter):
+    bus = connect()
+    signals = collect_signals(bus)
+    holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
+    session, uri = holder.StartProximity({"adapter": adapter}, timeout=30)
+    result = {"first": int(session), "uri": str(uri).startswith("mdoc:")}
+    try:
+        holder.StartProximity({"adapter": adapter}, timeout=30)
+        result["second"] = "started"
+    except dbus.DBusException as error:
+        result["second"] = error.get_dbus_name()
+        result["second_message"] = error.get_dbus_message()
+    holder.Cancel(dbus.UInt64(session))
+    loop = GLib.MainLoop()
+
+    def check():
+        if any(s["member"] == "Ended" and s["args"][0] == int(session) for s in signals):
+            loop.quit()
+            return False
+        return True
+
+    GLib.timeout_add(50, check)
+    GLib.timeout_add_seconds(20, loop.quit)
+    loop.run()
+    result["signals"] = [s for s in signals if s["args"][0] == int(session)]
+    try:
+        holder.Cancel(dbus.UInt64(session))
+        result["cancel_again"] = "ok"
+    except dbus.DBusException as error:
+        result["cancel_again"] = error.get_dbus_name()
+    print(json.dumps(result))
+
+
+def history():
+    bus = connect()
+    holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
+    print(json.dumps(plain(holder.History(dbus.UInt32(0)))))
+
+
+def shape(root):
+    """interface name -> (methods, signals, properties), whitespace and comments ignored."""
+    out = {}
+    for interface in root.findall("interface"):
+        name = interface.get("name")
+        if not name.startswith("org.mdocholder."):
+            continue
+        methods = {m.get("name"): [(a.get("name"), a.get("type"), a.get("direction", "in"))
+                                   for a in m.findall("arg")] for m in interface.findall("method")}
+        signals = {s.get("name"): [(a.get("name"), a.get("type")) for a in s.findall("arg")]
+                   for s in interface.findall("signal")}
+        properties = {p.get("name"): (p.get("type"), p.get("access")) for p in interface.findall("property")}
+        out[name] = {"methods": methods, "signals": signals, "properties": properties}
+    return out
+
+
+def introspect(xml_path):
+    bus = connect()
+    exported = dbus.Interface(bus.get_object(NAME, PATH), "org.freedesktop.DBus.Introspectable").Introspect()
+    want = shape(ET.parse(xml_path).getroot())
+    got = shape(ET.fromstring(str(exported)))
+    if want != got:
+        print("the exported interfaces differ from " + xml_path, file=sys.stderr)
+        print("expected: " + json.dumps(want, sort_keys=True), file=sys.stderr)
+        print("exported: " + json.dumps(got, sort_keys=True), file=sys.stderr)
+        sys.exit(1)
+    standard = {i.get("name") for i in ET.fromstring(str(exported)).findall("interface")}
+    for name in ("org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Properties"):
+        if name not in standard:
+            print(f"{name} is not exported", file=sys.stderr)
+            sys.exit(1)
+    print(f"{len(got)} interfaces match: " + ", ".join(sorted(got)))
+
+
+def option(args, name, default):
+    return args[args.index(name) + 1] if name in args else default
+
+
+if __name__ == "__main__":
+    command, rest = sys.argv[1], sys.argv[2:]
+    if command == "agent":
+        agent(rest[0], rest[1], set(filter(None, option(rest, "--allow", "").split(","))))
+    elif command == "start":
+        start(rest[0], option(rest, "--adapter", "hci0"))
+    elif command == "busy-cancel":
+        busy_cancel(option(rest, "--adapter", "hci0"))
+    elif command == "history":
+        history()
+    elif command == "introspect":
+        introspect(rest[0])
+    else:
+        sys.exit(__doc__)
