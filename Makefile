@@ -25,6 +25,7 @@ test: test-deps
 	Tests/Support/cli-test.sh .build/debug
 	Tests/Support/ble-bluezoo-test.sh .build/debug
 	Tests/Support/service-test.sh .build/debug
+	Tests/Support/kiosk-soak.sh .build/debug
 
 demo: test-deps
 	$(SWIFT) build

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # A private D-Bus bus with BlueZoo (the BlueZ D-Bus API mock) serving org.bluez on it, with
 # two LE adapters that see each other: hci0 (00:00:00:00:AA:01) and hci1 (00:00:00:00:BB:02).
+# BLUEZOO_ADAPTERS=N (default 2) adds adapters hci2... (00:00:00:00:CC:02...) up to N in all:
+# more readers, each allowed one connection per mock.
 #
 #   Tests/Support/bluezoo-bus.sh start DIR   # prints the bus address; state and logs in DIR
 #   Tests/Support/bluezoo-bus.sh restart-mock DIR  # BlueZoo stops and starts again (as
@@ -19,15 +21,17 @@ dir="${2:-}"
 [ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|restart-mock|stop-mock|stop DIR" >&2; exit 2; }
 
 start_mock() {
-    local address
+    local address adapters=(-a 00:00:00:00:AA:01 -a 00:00:00:00:BB:02) count="${BLUEZOO_ADAPTERS:-2}" i
     address="$(cat "$dir/address")"
+    for ((i = 2; i < count; i++)); do adapters+=(-a "$(printf '00:00:00:00:CC:%02X' "$i")"); done
     DBUS_SYSTEM_BUS_ADDRESS="$address" "$bluezoo" --auto-enable --scan-interval 1 \
-        -a 00:00:00:00:AA:01 -a 00:00:00:00:BB:02 >>"$dir/bluezoo.log" 2>&1 </dev/null &
+        "${adapters[@]}" >>"$dir/bluezoo.log" 2>&1 </dev/null &
     echo $! >"$dir/bluezoo.pid"
-    # Ready when org.bluez is owned and both adapters are exported.
+    # Ready when org.bluez is owned and every adapter is exported.
     for _ in $(seq 1 200); do
         if dbus-send --bus="$address" --print-reply --dest=org.bluez / \
-            org.freedesktop.DBus.ObjectManager.GetManagedObjects 2>/dev/null | grep -q '/org/bluez/hci1'; then
+            org.freedesktop.DBus.ObjectManager.GetManagedObjects 2>/dev/null \
+            | grep -q "\"/org/bluez/hci$((count - 1))\""; then
             echo "$address"
             return 0
         fi

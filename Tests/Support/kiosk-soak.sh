@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Kiosk soak: ONE `mdoc-holder serve --kiosk` on a private bus with BlueZoo serves
+# SESSIONS (default 200) back-to-back presentations to the real `mdoc-reader request`, each
+# from the QR code the kiosk wrote (decoded with zbarimg) after the previous session. BlueZoo
+# allows one connection per reader adapter per mock: the mock has READERS reader adapters
+# (hci1..), used in turn, and restarts after each round (as a bluetoothd restart would), so
+# the kiosk re-arms both after a session and after BlueZ comes back. Open fds and RSS of the
+# service are printed after a warm-up round and at the end; the run fails if fds grow at all
+# or RSS grows by more than RSS_BOUND_KB (default 4096).
+# Usage: Tests/Support/kiosk-soak.sh [BIN_DIR] [SESSIONS]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bin=${1:-.build/debug}
+sessions=${2:-200}
+readers=10
+warmup=$readers
+rss_bound_kb=${RSS_BOUND_KB:-4096}
+tmp=$(mktemp -d)
+bus="$tmp/bus"
+serve_pid=""
+cleanup() {
+  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
+  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "kiosk soak FAILED: $1"; [ -n "${2:-}" ] && tail -20 "$2" | sed 's/^/  /'; exit 1; }
+
+"$bin/mdoc-holder" credentials import Fixtures/mdl.cbor --device-key Fixtures/mdl-device-key.pem \
+  --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/wallet.sqlite" >/dev/null || fail "import"
+cat >"$tmp/kiosk.toml" <<'TOML'
+[[rule]]
+reader = "trusted"
+doctype = "org.iso.18013.5.1.mDL"
+allow = ["org.iso.18013.5.1:age_over_18"]
+TOML
+export BLUEZOO_ADAPTERS=$((readers + 1))
+address=$(Tests/Support/bluezoo-bus.sh start "$bus") || fail "BlueZoo did not start"
+export DBUS_SYSTEM_BUS_ADDRESS="$address"
+qr="$tmp/qr.png"
+"$bin/mdoc-holder" serve --kiosk --consent "policy:$tmp/kiosk.toml" --reader-trust Fixtures/pki/reader-ca.pem \
+  --untrusted-readers refuse --qr "png:$qr" --store "$tmp/wallet.sqlite" 2>"$tmp/serve.err" &
+serve_pid=$!
+
+inode() { stat -c %i "$qr" 2>/dev/null || echo none; }
+# wait_new INODE: until the QR file is replaced (the kiosk armed a fresh engagement).
+wait_new() {
+  for _ in $(seq 1 300); do [ "$(inode)" != "$1" ] && return 0; sleep 0.02; done
+  return 1
+}
+fds() { ls "/proc/$serve_pid/fd" | wc -l; }
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$serve_pid/status"; }
+
+wait_new none || fail "no QR code within 6 s" "$tmp/serve.err"
+start=$(date +%s.%N)
+for i in $(seq 1 "$sessions"); do
+  current=$(inode)
+  uri=$(zbarimg -q --raw "$qr") || fail "session $i: the QR code does not decode"
+  timeout 60 "$bin/mdoc-reader" request "$uri" --adapter "hci$(((i - 1) % readers + 1))" --trust-anchor Fixtures/pki/iaca.pem --json \
+    --reader-key Fixtures/pki/reader.key.pem --reader-cert Fixtures/pki/reader.pem \
+    --element org.iso.18013.5.1:age_over_18 >"$tmp/reader.out" 2>"$tmp/reader.err" \
+    || fail "session $i: the reader did not get a verified response" "$tmp/reader.err"
+  # The kiosk arms the next engagement; after a round of readers BlueZoo restarts and it arms again.
+  wait_new "$current" || fail "session $i: no fresh engagement after the session" "$tmp/serve.err"
+  if [ $((i % readers)) = 0 ]; then
+    armed=$(inode)
+    Tests/Support/bluezoo-bus.sh restart-mock "$bus" >/dev/null || fail "session $i: BlueZoo did not restart"
+    wait_new "$armed" || fail "session $i: the kiosk did not re-arm after BlueZoo restarted" "$tmp/serve.err"
+  fi
+  if [ "$i" = "$warmup" ]; then fds_start=$(fds); rss_start=$(rss); fi
+done
+end=$(date +%s.%N)
+fds_end=$(fds); rss_end=$(rss)
+kill -0 "$serve_pid" 2>/dev/null || fail "the service died" "$tmp/serve.err"
+restarts=$(grep -c 'bluetoothd left the bus:' "$tmp/serve.err")
+sent=$("$bin/mdoc-holder" history --json --store "$tmp/wallet.sqlite" | python3 -c '
+import json, sys; print(sum(1 for e in json.load(sys.stdin) if e["decision"] == "sent"))')
+awk -v s="$start" -v e="$end" -v n="$sessions" -v sent="$sent" \
+  'BEGIN { printf "kiosk soak: %d sessions in %.1f s wall time (%.2f s each), %d sent in the history\n", n, e - s, (e - s) / n, sent }'
+echo "kiosk soak: after $warmup sessions: $fds_start fds, RSS $rss_start kB; after $sessions: $fds_end fds, RSS $rss_end kB"
+echo "kiosk soak: bounds: fds +0, RSS +$rss_bound_kb kB; BlueZoo restarts seen by the kiosk: $restarts"
+[ "$sent" = "$sessions" ] || fail "$sent of $sessions presentations in the history"
+[ "$fds_end" -le "$fds_start" ] || fail "open fds grew from $fds_start to $fds_end"
+[ $((rss_end - rss_start)) -le "$rss_bound_kb" ] || fail "RSS grew by $((rss_end - rss_start)) kB"
+echo "kiosk soak: passed"
