@@ -10,9 +10,10 @@ client="/usr/bin/python3 Tests/Support/service_client.py"
 tmp=$(mktemp -d)
 bus="$tmp/bus"
 passed=0 failed=0
-serve_pid="" agent_pid=""
+serve_pid="" agent_pid="" verifier_pid=""
 cleanup() {
   [ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null
+  [ -n "$verifier_pid" ] && kill "$verifier_pid" 2>/dev/null
   [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
   Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
   rm -rf "$tmp"
@@ -26,8 +27,17 @@ ko() { failed=$((failed + 1)); echo "FAIL: $1"; [ -n "${2:-}" ] && sed 's/^/  /'
 address=$(Tests/Support/bluezoo-bus.sh start "$bus") || { echo "BlueZoo did not start"; exit 1; }
 export DBUS_SYSTEM_BUS_ADDRESS="$address"
 
+# An OpenID4VP verifier on loopback (its CA is made at start) for PresentOnline.
+mkdir -p "$tmp/verifier"
+.venv-test/bin/python3 Tests/Support/oid4vp_verifier.py --dir "$tmp/verifier" --iaca Fixtures/pki/iaca.pem \
+  --lifetime 300 --ready-file "$tmp/verifier.json" >/dev/null 2>"$tmp/verifier.err" &
+verifier_pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/verifier.json" ] && break; sleep 0.1; done
+[ -s "$tmp/verifier.json" ] || { echo "the verifier did not start"; cat "$tmp/verifier.err"; exit 1; }
+
 "$bin/mdoc-holder" serve --consent agent --agent-timeout 20 --reader-trust Fixtures/pki/reader-ca.pem \
-  --untrusted-readers ask --store "$tmp/wallet.sqlite" 2>"$tmp/serve.err" &
+  --untrusted-readers ask --verifier-trust "$tmp/verifier/ca.pem" --tls-ca "$tmp/verifier/ca.pem" \
+  --store "$tmp/wallet.sqlite" 2>"$tmp/serve.err" &
 serve_pid=$!
 owned() {
   dbus-send --bus="$address" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
@@ -115,6 +125,25 @@ if check_signals approved completed 2>"$tmp/approved.check"; then ok
 else ko "approved: EngagementReady, ReaderConnected, RequestReceived, ResponseSent, Ended(completed)" "$tmp/approved.check"; fi
 if python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["signals"][3]["args"]; assert s[1:] == [["org.iso.18013.5.1.mDL"], 2], s' \
   "$tmp/approved.signals.json" 2>/dev/null; then ok; else ko "approved: ResponseSent names the doc type and 2 elements"; fi
+
+# 2b. PresentOnline: the same agent answers an OpenID4VP verifier's request; the verifier
+# gets what the agent approved.
+port=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/verifier.json")
+url=$(curl -s --cacert "$tmp/verifier/ca.pem" -X POST "https://localhost:$port/start" -d kind=signed -d delivery=post \
+  -d mode=direct_post.jwt -d claims=org.iso.18013.5.1:family_name,org.iso.18013.5.1:age_over_18 \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["url"])' 2>/dev/null)
+if [ -n "$url" ] && timeout 60 $client online "$url" "$tmp/online.signals.json" 2>"$tmp/online.err" \
+  && python3 - "$tmp/online.signals.json" "$tmp/agent.log" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+members = [s["member"] for s in r["signals"]]
+assert members == ["RequestReceived", "ResponseSent", "Ended"], members
+assert r["signals"][1]["args"][1:] == [["org.iso.18013.5.1.mDL"], 2], r["signals"][1]
+assert r["signals"][2]["args"][1] == "completed", r["signals"][2]
+asked = [json.loads(l) for l in open(sys.argv[2]) if '"request"' in l]
+assert asked[-1]["session"] == r["session"] and asked[-1]["request"]["channel"] == "online", asked[-1]
+PY
+then ok; else ko "online: PresentOnline asks the agent, RequestReceived, ResponseSent, Ended(completed)" "$tmp/serve.err"; fi
 stop_agent
 
 # 3. No agent and no policy: declined, the reader gets no data.
@@ -150,18 +179,43 @@ then ok; else ko "busy: Busy for a second session on hci0, Ended(cancelled) afte
 if $client history >"$tmp/history.json" && python3 - "$tmp/history.json" <<'PY'
 import json, sys
 h = json.load(open(sys.argv[1]))
-assert [e["outcome"] for e in h] == ["declined", "declined", "sent"], h
-assert h[2]["elements"] == ["org.iso.18013.5.1:age_over_18", "org.iso.18013.5.1:family_name"] or \
-       sorted(h[2]["elements"]) == ["org.iso.18013.5.1:age_over_18", "org.iso.18013.5.1:family_name"], h
-assert all(e["channel"] == "ble" for e in h), h
+assert [(e["channel"], e["outcome"]) for e in h] == [
+    ("ble", "declined"), ("ble", "declined"), ("online", "sent"), ("ble", "sent")], h
+for e in (h[2], h[3]):
+    assert sorted(e["elements"]) == ["org.iso.18013.5.1:age_over_18", "org.iso.18013.5.1:family_name"], e
 PY
-then ok; else ko "history: three entries, newest first" "$tmp/history.json"; fi
+then ok; else ko "history: four entries (BLE and online), newest first" "$tmp/history.json"; fi
 
 # 7. A second service on the bus: a clear error (name taken), exit 1; journald priorities.
 JOURNAL_STREAM=8:1 "$bin/mdoc-holder" serve --store "$tmp/wallet.sqlite" >/dev/null 2>"$tmp/second.err"
 second_exit=$?
 if [ "$second_exit" = 1 ] && grep -q '^<3>.*already owned' "$tmp/second.err"; then ok
 else ko "a second serve: exit 1, '<3>... already owned' (exit $second_exit)" "$tmp/second.err"; fi
+
+# 7b. A bus whose policy refuses the name: a clear error, exit 1.
+mkdir -p "$tmp/strict"
+cat >"$tmp/strict/bus.conf" <<EOF2
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$tmp/strict/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+    <deny own="org.mdocholder"/>
+  </policy>
+</busconfig>
+EOF2
+dbus-daemon --config-file="$tmp/strict/bus.conf" --fork --print-pid=1 >"$tmp/strict/pid"
+DBUS_SYSTEM_BUS_ADDRESS="unix:path=$tmp/strict/bus" "$bin/mdoc-holder" serve --store "$tmp/wallet.sqlite" \
+  >/dev/null 2>"$tmp/strict.err"
+strict_exit=$?
+kill "$(cat "$tmp/strict/pid")" 2>/dev/null
+if [ "$strict_exit" = 1 ] && grep -q 'bus policy does not let this user own org.mdocholder' "$tmp/strict.err"; then ok
+else ko "a bus policy refusing the name: exit 1 and a message naming the policy (exit $strict_exit)" "$tmp/strict.err"; fi
 
 # 8. The log holds no claim value.
 if python3 - "$tmp/serve.err" <<'PY'

@@ -6,6 +6,8 @@
       disconnect (exit while the request is pending); events go to LOG as JSON lines
   service_client.py start OUT [--adapter hciN]           StartProximity, print the URI, write
       the session's signals to OUT (JSON) once Ended arrives
+  service_client.py online URL OUT                       PresentOnline(URL), write the
+      session's signals to OUT (JSON) once Ended arrives
   service_client.py busy-cancel [--adapter hciN]         a second StartProximity on the adapter
       is refused with Busy; Cancel ends the first with Ended(cancelled)
   service_client.py history                              History(0) as JSON
@@ -135,6 +137,26 @@ def start(out, adapter):
     json.dump({"session": state.get("session"), "signals": mine}, open(out, "w"))
 
 
+def online(url, out):
+    bus = connect()
+    signals = collect_signals(bus)
+    holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
+    session = int(holder.PresentOnline(url, dbus.Dictionary({}, signature="sv"), timeout=30))
+    loop = GLib.MainLoop()
+
+    def check():
+        if any(s["member"] == "Ended" and s["args"][0] == session for s in signals):
+            loop.quit()
+            return False
+        return True
+
+    GLib.timeout_add(50, check)
+    GLib.timeout_add_seconds(60, loop.quit)
+    loop.run()
+    mine = [s for s in signals if s["args"] and s["args"][0] == session]
+    json.dump({"session": session, "signals": mine}, open(out, "w"))
+
+
 def busy_cancel(adapter):
     bus = connect()
     signals = collect_signals(bus)
@@ -218,6 +240,8 @@ if __name__ == "__main__":
         agent(rest[0], rest[1], set(filter(None, option(rest, "--allow", "").split(","))))
     elif command == "start":
         start(rest[0], option(rest, "--adapter", "hci0"))
+    elif command == "online":
+        online(rest[0], rest[1])
     elif command == "busy-cancel":
         busy_cancel(option(rest, "--adapter", "hci0"))
     elif command == "history":
