@@ -113,7 +113,10 @@ let package = Package(
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport"]),
         .testTarget(
             name: "HolderServiceTests",
-            dependencies: ["HolderService", "DBus", "Consent", "Wallet", "MdocIssuer", "TestSupport"]),
+            dependencies: [
+                "HolderService", "DBus", "Consent", "Wallet", "Proximity", "Presentation", "BLETransport", "ISO18013",
+                "MdocCrypto", "TestSupport",
+            ]),
         .testTarget(
             name: "OnlineTransportTests",
             dependencies: ["OnlineTransport", "OpenID4VP", "Wallet", "Consent", "JOSE", "MdocCrypto"]),

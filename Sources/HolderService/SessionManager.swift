@@ -22,6 +22,8 @@ actor SessionManager {
     private var endWaiters: [UInt64: [CheckedContinuation<Void, Never>]] = [:]
     /// One GATT server, on a BlueZ connection of its own, per adapter used.
     private var servers: [String: BlueZMdocGattServer] = [:]
+    /// A BlueZ connection to check adapter names on.
+    private var probe: BlueZClient?
     private var bluetoothWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter: UInt64 = 0
     /// Set when the service stops: no new session starts.
@@ -141,15 +143,27 @@ actor SessionManager {
         }
     }
 
+    /// The GATT server of `adapter`, made the first time the adapter is used. Only adapters
+    /// BlueZ knows get one (names come from callers), so their number stays that of the
+    /// adapters present.
     private func gattServer(for adapter: String) async throws(HolderServiceError) -> BlueZMdocGattServer {
         if let server = servers[adapter] { return server }
         do {
+            let probe: BlueZClient
+            if let existing = self.probe {
+                probe = existing
+            } else {
+                probe = try await BlueZClient.connect(busAddress: environment.configuration.busAddress)
+                self.probe = probe
+            }
+            _ = try await probe.adapter(named: adapter)
+            if let server = servers[adapter] { return server }
             let client = try await BlueZClient.connect(busAddress: environment.configuration.busAddress)
             let server = BlueZMdocGattServer(client: client, adapter: adapter)
             servers[adapter] = server
             return server
         } catch {
-            throw .bluetooth("cannot reach BlueZ on the bus: \(error)")
+            throw .bluetooth("cannot use \(adapter): \(error)")
         }
     }
 

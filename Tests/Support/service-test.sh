@@ -172,8 +172,9 @@ assert "Cancel" in r["second_message"], r
 assert [s["member"] for s in r["signals"]] == ["EngagementReady", "Ended"], r
 assert r["signals"][-1]["args"][1] == "cancelled", r
 assert r["cancel_again"] == "org.mdocholder.Error.NotFound", r
+assert r["unknown_adapter"].startswith("org.mdocholder.Error.Bluetooth: ") and "hci9" in r["unknown_adapter"], r
 PY
-then ok; else ko "busy: Busy for a second session on hci0, Ended(cancelled) after Cancel" "$tmp/busy.out"; fi
+then ok; else ko "busy: Busy for a second session on hci0, Ended(cancelled) after Cancel, Bluetooth error for hci9" "$tmp/busy.out"; fi
 
 # 6. History over D-Bus: newest first, no values.
 if $client history >"$tmp/history.json" && python3 - "$tmp/history.json" <<'PY'

@@ -9,7 +9,7 @@
   service_client.py online URL OUT                       PresentOnline(URL), write the
       session's signals to OUT (JSON) once Ended arrives
   service_client.py busy-cancel [--adapter hciN]         a second StartProximity on the adapter
-      is refused with Busy; Cancel ends the first with Ended(cancelled)
+      is refused with Busy; Cancel ends the first with Ended(cancelled); hci9 does not exist
   service_client.py history                              History(0) as JSON
   service_client.py introspect XML                       the exported Holder1/AgentManager1
       match XML (interfaces, methods, args, signals, properties)
@@ -187,6 +187,11 @@ def busy_cancel(adapter):
         result["cancel_again"] = "ok"
     except dbus.DBusException as error:
         result["cancel_again"] = error.get_dbus_name()
+    try:
+        holder.StartProximity({"adapter": "hci9"}, timeout=30)
+        result["unknown_adapter"] = "started"
+    except dbus.DBusException as error:
+        result["unknown_adapter"] = f"{error.get_dbus_name()}: {error.get_dbus_message()}"
     print(json.dumps(result))
 
 
