@@ -72,6 +72,7 @@ fds() { ls "/proc/$serve_pid/fd" | wc -l; }
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$serve_pid/status"; }
 
 wait_new none || fail "no QR code within 6 s" "$tmp/serve.err"
+echo "kiosk soak: at start (armed, no session yet): $(fds) fds, RSS $(rss) kB"
 start=$(date +%s.%N)
 for i in $(seq 1 "$sessions"); do
   current=$(inode)
