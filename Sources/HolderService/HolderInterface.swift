@@ -104,7 +104,7 @@ struct HolderInterface: DBusInterface {
 
     /// StartProximity's options: "adapter" s, "mode" s; anything else is refused.
     static func proximityOptions(_ value: DBusValue, configuration: ServiceConfiguration) throws(HolderServiceError)
-        -> (String, ProximityMode)
+        -> (String, ProximityModeOption)
     {
         guard let options = value.propertiesValue else { throw .invalidArguments("options must be a{sv}") }
         var adapter = configuration.defaultAdapter
@@ -117,7 +117,7 @@ struct HolderInterface: DBusInterface {
                 }
                 adapter = name
             case "mode":
-                guard let text = value.stringValue, let parsed = ProximityMode(rawValue: text) else {
+                guard let text = value.stringValue, let parsed = ProximityModeOption(rawValue: text) else {
                     throw .invalidArguments("option mode must be the string peripheral, central or both")
                 }
                 mode = parsed

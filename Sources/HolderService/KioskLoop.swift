@@ -5,7 +5,7 @@
 struct KioskLoop: Sendable {
     let sessions: SessionManager
     let adapter: String
-    let mode: ProximityMode
+    let mode: ProximityModeOption
     let publisher: QRPublisher
     let log: ServiceLog
 

@@ -12,13 +12,14 @@ public enum ServiceConsent: Sendable {
     case policy(PolicyConsent, path: String)
 }
 
-/// BLE roles a proximity session may take (18013-5 device retrieval over BLE).
-public enum ProximityMode: String, Sendable, CaseIterable {
+/// The BLE modes a proximity session offers, as StartProximity's "mode" option and
+/// `serve --mode` name them (18013-5 device retrieval over BLE).
+public enum ProximityModeOption: String, Sendable, CaseIterable {
     /// mdoc peripheral-server mode: the holder is the GATT server.
     case peripheral
     /// mdoc central-client mode: the reader is the GATT server.
     case central
-    /// Both, the reader picks.
+    /// Both offered in the engagement; the reader picks.
     case both
 }
 
@@ -33,7 +34,7 @@ public struct ServiceConfiguration: Sendable {
     public var holder: HolderConfiguration
     /// The adapter and mode of StartProximity when its options name none (and of the kiosk).
     public var defaultAdapter: String
-    public var defaultMode: ProximityMode
+    public var defaultMode: ProximityModeOption
     /// Online presentation: who may sign requests, extra TLS roots.
     public var verifierTrust: VerifierTrustConfiguration
     public var tlsCAs: [Certificate]
@@ -43,7 +44,7 @@ public struct ServiceConfiguration: Sendable {
     public init(
         storePath: String, busAddress: String? = nil, consent: ServiceConsent,
         holder: HolderConfiguration = HolderConfiguration(), defaultAdapter: String = "hci0",
-        defaultMode: ProximityMode = .peripheral,
+        defaultMode: ProximityModeOption = .peripheral,
         verifierTrust: VerifierTrustConfiguration = VerifierTrustConfiguration(trustAnchors: []),
         tlsCAs: [Certificate] = [], kiosk: KioskConfiguration? = nil
     ) {

@@ -44,7 +44,7 @@ actor SessionManager {
 
     /// Starts a proximity session on `adapter`; returns once the reader can connect, with the
     /// session id and the engagement URI.
-    func startProximity(adapter: String, mode: ProximityMode) async throws(HolderServiceError) -> (
+    func startProximity(adapter: String, mode: ProximityModeOption) async throws(HolderServiceError) -> (
         UInt64, String
     ) {
         guard mode == .peripheral else {

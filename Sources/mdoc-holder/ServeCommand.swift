@@ -103,7 +103,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard let untrusted = UntrustedReaderPolicy(rawValue: untrustedReaders) else {
             throw ValidationError("--untrusted-readers must be refuse, ask or allow")
         }
-        guard let defaultMode = ProximityMode(rawValue: mode) else {
+        guard let defaultMode = ProximityModeOption(rawValue: mode) else {
             throw ValidationError("--mode must be peripheral, central or both")
         }
         guard agentTimeout > 0, agentTimeout <= 3600 else {
