@@ -35,6 +35,9 @@ public struct ServiceConfiguration: Sendable {
     /// The adapter and mode of StartProximity when its options name none (and of the kiosk).
     public var defaultAdapter: String
     public var defaultMode: ProximityModeOption
+    /// Whether PresentOnline is allowed (`serve --online`; the unit's sandbox opens Internet
+    /// sockets only then).
+    public var online: Bool
     /// Online presentation: who may sign requests, extra TLS roots.
     public var verifierTrust: VerifierTrustConfiguration
     public var tlsCAs: [Certificate]
@@ -44,7 +47,7 @@ public struct ServiceConfiguration: Sendable {
     public init(
         storePath: String, busAddress: String? = nil, consent: ServiceConsent,
         holder: HolderConfiguration = HolderConfiguration(), defaultAdapter: String = "hci0",
-        defaultMode: ProximityModeOption = .peripheral,
+        defaultMode: ProximityModeOption = .peripheral, online: Bool = false,
         verifierTrust: VerifierTrustConfiguration = VerifierTrustConfiguration(trustAnchors: []),
         tlsCAs: [Certificate] = [], kiosk: KioskConfiguration? = nil
     ) {
@@ -54,6 +57,7 @@ public struct ServiceConfiguration: Sendable {
         self.holder = holder
         self.defaultAdapter = defaultAdapter
         self.defaultMode = defaultMode
+        self.online = online
         self.verifierTrust = verifierTrust
         self.tlsCAs = tlsCAs
         self.kiosk = kiosk

@@ -171,6 +171,10 @@ actor SessionManager {
 
     /// Starts an OpenID4VP presentation in the background; returns its session id.
     func startOnline(url: String) throws(HolderServiceError) -> UInt64 {
+        guard environment.configuration.online else {
+            throw .notSupported(
+                "online presentation is off: run serve with --online (systemd: link the online.conf drop-in)")
+        }
         guard let colon = url.firstIndex(of: ":"),
             AuthorizationRequestURL.schemes.contains(url[..<colon].lowercased()), url.contains("?")
         else {

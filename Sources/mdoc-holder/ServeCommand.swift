@@ -19,6 +19,7 @@ struct ServeCommand: AsyncParsableCommand {
             Consent: with --consent agent (the default) the registered D-Bus agent is asked and everything is \
             declined when none is registered, when it does not answer within --agent-timeout, or when it leaves \
             the bus; with --consent policy:FILE the policy file decides alone and RegisterAgent is refused. \
+            PresentOnline needs --online. \
             --kiosk keeps a proximity session armed on --adapter, publishing each fresh engagement with --qr \
             and --qr-tty. Logs go to standard error, with syslog priorities when run by systemd. Stops on \
             SIGTERM or SIGINT.
@@ -46,6 +47,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "What to do with an unauthenticated or untrusted reader: refuse, ask (with a warning) or allow.")
     var untrustedReaders: String = "ask"
+
+    @Flag(help: "Allow PresentOnline (OpenID4VP over HTTPS). Off by default.")
+    var online = false
 
     @Option(
         name: .customLong("verifier-trust"),
@@ -140,7 +144,7 @@ struct ServeCommand: AsyncParsableCommand {
         return ServiceConfiguration(
             storePath: store.resolvedPath, consent: consentMode,
             holder: HolderConfiguration(readerTrustAnchors: readerAnchors, untrustedReaders: untrusted),
-            defaultAdapter: adapter, defaultMode: defaultMode,
+            defaultAdapter: adapter, defaultMode: defaultMode, online: online,
             verifierTrust: VerifierTrustConfiguration(trustAnchors: verifierAnchors), tlsCAs: tls,
             kiosk: kioskConfiguration)
     }

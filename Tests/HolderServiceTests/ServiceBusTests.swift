@@ -34,13 +34,14 @@ struct ServiceBusTests {
 
     /// A running service and a client connection on a fresh bus.
     static func withService(
-        withCredential: Bool = true, consent: ServiceConsent = .agent(timeout: .seconds(5)),
+        withCredential: Bool = true, consent: ServiceConsent = .agent(timeout: .seconds(5)), online: Bool = true,
         _ body: (PrivateBus, HolderService, DBusConnection) async throws -> Void
     ) async throws {
         try await PrivateBus.with { bus in
             let store = try makeStore(in: bus.directory, withCredential: withCredential)
             let service = try await HolderService.start(
-                ServiceConfiguration(storePath: store, busAddress: bus.address, consent: consent), log: silentLog)
+                ServiceConfiguration(storePath: store, busAddress: bus.address, consent: consent, online: online),
+                log: silentLog)
             let client = try await DBusConnection.connect(address: bus.address)
             do {
                 try await body(bus, service, client)
@@ -149,6 +150,15 @@ struct ServiceBusTests {
                     #expect(error.message.contains("hci0"))
                 }
             }
+        }
+    }
+
+    @Test func onlinePresentationIsOffUnlessAsked() async throws {
+        try await Self.withService(online: false) { _, _, client in
+            #expect(
+                await Self.errorName(
+                    client, "PresentOnline", [.string("openid4vp://?client_id=x"), Self.options([:])])
+                    == "org.mdocholder.Error.NotSupported")
         }
     }
 

@@ -36,7 +36,7 @@ for _ in $(seq 1 100); do [ -s "$tmp/verifier.json" ] && break; sleep 0.1; done
 [ -s "$tmp/verifier.json" ] || { echo "the verifier did not start"; cat "$tmp/verifier.err"; exit 1; }
 
 "$bin/mdoc-holder" serve --consent agent --agent-timeout 20 --reader-trust Fixtures/pki/reader-ca.pem \
-  --untrusted-readers ask --verifier-trust "$tmp/verifier/ca.pem" --tls-ca "$tmp/verifier/ca.pem" \
+  --untrusted-readers ask --online --verifier-trust "$tmp/verifier/ca.pem" --tls-ca "$tmp/verifier/ca.pem" \
   --store "$tmp/wallet.sqlite" 2>"$tmp/serve.err" &
 serve_pid=$!
 owned() {
