@@ -15,7 +15,9 @@ signing JWK (TMPDIR/verifier-signing.jwk) and response URI. It exits by itself a
 Endpoints (all HTTPS):
   POST /start          form: kind=signed|unsigned|preregistered, delivery=get|post|value,
                        mode=direct_post|direct_post.jwt, variant=none|tampered|wrong-client|
-                       missing-element|no-nonce-echo|no-mdoc-format, claims=ns:element,...
+                       missing-element|no-nonce-echo|no-mdoc-format, claims=ns:element,...,
+                       enc=A128GCM,A256GCM,... (encrypted_response_enc_values_supported;
+                       absent: the member is left out, so the wallet's default applies)
                        -> {"session", "url"}: the request URL a QR code would carry.
   GET|POST /request/ID the signed Request Object (POST: wallet_metadata and wallet_nonce, which
                        the signed request then echoes).
@@ -216,7 +218,8 @@ class Verifier:
             metadata["vp_formats_supported"] = {"dc+sd-jwt": {"sd-jwt_alg_values": ["ES256"]}}
         if mode == "direct_post.jwt":
             metadata["jwks"] = {"keys": [enc_jwk]}
-            metadata["encrypted_response_enc_values_supported"] = ["A128GCM"]
+            if form.get("enc"):
+                metadata["encrypted_response_enc_values_supported"] = form["enc"].split(",")
         dcql = {"credentials": [{
             "id": "mdl", "format": "mso_mdoc", "meta": {"doctype_value": MDL},
             "claims": [{"path": c.split(":", 1), "intent_to_retain": False} for c in claims],
