@@ -10,8 +10,9 @@
 #       service user owns the name and calls agents, signals reach the group only;
 #   (d) the udev rule parses (systemd 252 has no `udevadm verify`: `udevadm test` in a private
 #       mount namespace reports rule syntax errors);
-#   (e) MemoryDenyWriteExecute=yes holds for the real binary: mdoc-holder runs under the
-#       kernel's equivalent (PR_SET_MDWE) for import, list, engagement PNG and history;
+#   (e) the real binary works inside the unit's kernel-level sandbox (no W+X memory, the
+#       @system-service system calls, AF_UNIX/AF_BLUETOOTH sockets, no capabilities, /proc
+#       subset=pid: Tests/Support/sandbox-exec.py), BlueZoo BLE and online flows included;
 #   (f) the sample kiosk policy parses.
 #
 # Usage: Tests/Support/packaging-test.sh BIN_DIR   (e.g. .build/debug: installed as the
@@ -379,35 +380,48 @@ check "udev rule: one rule; hci hosts only; TAG+=systemd; SYSTEMD_WANTS+=mdoc-ho
     [ "$(wc -l <<<"$1")" -eq 1 ] && grep -qF "SUBSYSTEM==\"bluetooth\"" <<<"$1" && grep -qF "ENV{DEVTYPE}==\"host\"" <<<"$1" \
     && grep -qF "TAG+=\"systemd\"" <<<"$1" && grep -qF "ENV{SYSTEMD_WANTS}+=\"mdoc-holder.service\"" <<<"$1"' _ "$rule"
 
-# ---- (e) no writable+executable memory (MemoryDenyWriteExecute=yes) ----------------------
-# PR_SET_MDWE(PR_MDWE_REFUSE_EXEC_GAIN), Linux 6.3+, is what MemoryDenyWriteExecute= enforces
-# with seccomp: no mapping both writable and executable, none made executable later. It is
-# inherited across execve, so the binary runs entirely under it.
-mdwe=("$python" -c '
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-if libc.prctl(65, 1, 0, 0, 0) != 0:  # PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN
-    sys.exit("PR_SET_MDWE: " + os.strerror(ctypes.get_errno()))
-os.execv(sys.argv[1], sys.argv[1:])')
-wx_probe='import ctypes; libc = ctypes.CDLL(None); libc.mmap.restype = ctypes.c_void_p
-p = libc.mmap(None, 4096, 7, 0x22, -1, 0); raise SystemExit(0 if p == ctypes.c_void_p(-1).value else 1)'
-if "${mdwe[@]}" "$python" -c "$wx_probe" 2>"$tmp/mdwe.err"; then
-    pass "PR_SET_MDWE refuses a W+X mapping (control)"
-    store="$tmp/mdwe-store/wallet.sqlite"
+# ---- (e) the binary inside the unit's kernel-level sandbox -------------------------------
+# Tests/Support/sandbox-exec.py applies what systemd would (NoNewPrivileges, MemoryDeny-
+# WriteExecute as PR_SET_MDWE, SystemCallFilter=@system-service with EPERM, RestrictAddress-
+# Families, ProtectProc=invisible + ProcSubset=pid, no capabilities) and execs the binary: it
+# must work inside. First the sandbox itself is checked to refuse W+X memory, an AF_INET
+# socket and mount(2), and to hide /proc/cpuinfo (a control: else this proves nothing).
+sandbox=("$python" "$root/Tests/Support/sandbox-exec.py")
+if "${sandbox[@]}" --probe >"$tmp/probe.out" 2>&1; then
+    pass "sandbox refuses W+X memory, AF_INET sockets and mount(2), hides /proc/cpuinfo (control)"
+    store="$tmp/sandbox-store/wallet.sqlite"
     ok=1
     for args in "credentials import Fixtures/mdl.cbor --device-key Fixtures/mdl-device-key.pem --trust-anchor Fixtures/pki/iaca.pem --store $store" \
         "credentials list --store $store" "engagement --qr png:$tmp/engagement.png" "history --store $store"; do
         # shellcheck disable=SC2086 # the words of $args are the arguments
-        if ! "${mdwe[@]}" "$bin/mdoc-holder" $args >"$tmp/mdwe.out" 2>&1; then
+        if ! "${sandbox[@]}" --families AF_UNIX,AF_BLUETOOTH "$bin/mdoc-holder" $args >"$tmp/sandbox.out" 2>&1; then
             ok=0
-            echo "under PR_SET_MDWE: mdoc-holder $args:"
-            cat "$tmp/mdwe.out"
+            echo "in the sandbox: mdoc-holder $args:"
+            cat "$tmp/sandbox.out"
         fi
     done
-    check "mdoc-holder runs without W+X memory (import, list, engagement PNG, history)" test "$ok" -eq 1
-    check "the engagement PNG was written under PR_SET_MDWE" test -s "$tmp/engagement.png"
+    check "mdoc-holder import, list, engagement PNG, history in the sandbox" test "$ok" -eq 1
+    check "the engagement PNG was written in the sandbox" test -s "$tmp/engagement.png"
+    # The BlueZoo tier again with mdoc-holder in the sandbox: BLE presentations (AF_UNIX and
+    # AF_BLUETOOTH only, as the unit) and the online one (plus AF_INET/AF_INET6, as online.conf).
+    wrapped="$tmp/sandboxed-bin"
+    mkdir -p "$wrapped"
+    ln -s "$bin/mdoc-reader" "$bin/mdoc-issuer" "$wrapped/"
+    printf '%s\n' '#!/bin/sh' 'families=AF_UNIX,AF_BLUETOOTH' \
+        '[ "$1" != present-online ] || families=$families,AF_INET,AF_INET6' \
+        "exec $python $root/Tests/Support/sandbox-exec.py --families \$families $bin/mdoc-holder \"\$@\"" \
+        >"$wrapped/mdoc-holder"
+    chmod 0755 "$wrapped/mdoc-holder"
+    if timeout 600 Tests/Support/ble-bluezoo-test.sh "$wrapped" >"$tmp/bluezoo.out" 2>&1; then
+        pass "BLE and online presentations (BlueZoo tier) with mdoc-holder in the sandbox"
+        tail -1 "$tmp/bluezoo.out"
+    else
+        fail "BLE and online presentations (BlueZoo tier) with mdoc-holder in the sandbox:"
+        tail -30 "$tmp/bluezoo.out"
+    fi
 else
-    fail "PR_SET_MDWE unavailable or ineffective on this kernel ($(uname -r)): $(cat "$tmp/mdwe.err")"
+    fail "the sandbox does not work on this kernel ($(uname -r)):"
+    cat "$tmp/probe.out"
 fi
 
 # ---- (f) the sample kiosk policy parses ---------------------------------------------------
