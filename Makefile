@@ -117,7 +117,7 @@ install: $(BIN_DIR)/mdoc-holder $(BIN_DIR)/mdoc-reader
 	test -e "$(DESTDIR)$(sysconfdir)/default/mdoc-holder" \
 	  || { $(call subst_install,dbus/mdoc-holder.default,$(sysconfdir)/default/mdoc-holder,0644); }
 	install -d -m 0755 "$(DESTDIR)$(docdir)/examples"
-	install -m 0644 README.md docs/operator-guide.md docs/kiosk-policy.md "$(DESTDIR)$(docdir)/"
+	install -m 0644 README.md docs/operator-guide.md docs/kiosk-policy.md $(wildcard docs/bluez-configuration.md) "$(DESTDIR)$(docdir)/"
 	install -m 0644 docs/kiosk-policy.toml "$(DESTDIR)$(docdir)/examples/kiosk-policy.toml"
 	@if [ -z "$(DESTDIR)" ]; then \
 	  echo "installed. To activate now (a package's postinst would do this):"; \
