@@ -132,6 +132,7 @@ check "interface XML installed unchanged" cmp -s dbus/org.mdocholder.Holder1.xml
     "$dest/usr/local/share/dbus-1/interfaces/org.mdocholder.Holder1.xml"
 
 # An operator's edited environment file survives a reinstall.
+mkdir -p "$dest/etc/default"
 echo 'MDOC_HOLDER_OPTIONS="--adapter hci1"' >"$dest/etc/default/mdoc-holder"
 make -s install DESTDIR="$dest" BIN_DIR="$bin" >"$tmp/install2.log" 2>&1 || cat "$tmp/install2.log"
 check "reinstall keeps the edited /etc/default/mdoc-holder" \
