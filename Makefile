@@ -4,7 +4,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PREFIX ?= /usr/local
 
-.PHONY: deps test-deps build test demo bench fuzz fixtures format lint clean
+.PHONY: deps test-deps build test demo bench fuzz fixtures format lint clean install uninstall
 
 deps:
 	Tests/Support/install-deps.sh build
@@ -24,6 +24,7 @@ test: test-deps
 	Tests/Support/tty-consent-test.sh .build/debug
 	Tests/Support/cli-test.sh .build/debug
 	Tests/Support/ble-bluezoo-test.sh .build/debug
+	Tests/Support/packaging-test.sh .build/debug
 	Tests/Support/service-test.sh .build/debug
 	Tests/Support/kiosk-soak.sh .build/debug
 
@@ -53,3 +54,90 @@ lint:
 
 clean:
 	rm -rf .build .build-*
+
+# ---- install -------------------------------------------------------------------------
+# `make install [DESTDIR=/tmp/stage] [PREFIX=/usr]`: binaries, the systemd unit and its
+# drop-in snippets, the D-Bus policy, activation file and interface XML, the udev rule,
+# the sysusers.d entry, an environment file and the docs (docs/operator-guide.md has the
+# layout). BIN_DIR is where the binaries are taken from: .build/release by default, built
+# with `swift build -c release` when missing; `make install BIN_DIR=.build/debug` installs
+# the debug build instead (the packaging test does, to skip a release build).
+# Names: SERVICE_USER runs the service and alone (with root) may own org.mdocholder;
+# members of HOLDER_GROUP (and root) may call it and register the consent agent.
+BIN_DIR ?= .build/release
+SERVICE_USER ?= mdoc-holder
+HOLDER_GROUP ?= mdoc-holder
+bindir ?= $(PREFIX)/bin
+datadir ?= $(PREFIX)/share
+docdir ?= $(datadir)/doc/mdoc-holder
+sysconfdir ?= /etc
+# systemd and udev read /usr/local/lib/... as well as /usr/lib/... (systemd-analyze
+# unit-paths; udev's rules directories), so these follow PREFIX.
+systemdunitdir ?= $(PREFIX)/lib/systemd/system
+sysusersdir ?= $(PREFIX)/lib/sysusers.d
+udevrulesdir ?= $(PREFIX)/lib/udev/rules.d
+# The system bus reads policies from /usr/share/dbus-1/system.d and /etc/dbus-1/system.d
+# only (not /usr/local): this one does not follow PREFIX. Activation files are read from
+# /usr/local/share as well as /usr/share, so those follow PREFIX.
+dbuspolicydir ?= /usr/share/dbus-1/system.d
+dbussystemservicedir ?= $(datadir)/dbus-1/system-services
+dbusinterfacesdir ?= $(datadir)/dbus-1/interfaces
+# Drop-in snippets (online, kiosk, kiosk-tty): shipped here, enabled by linking them into
+# /etc/systemd/system/mdoc-holder.service.d/ (a drop-in in the unit's own directory would
+# always apply).
+snippetdir ?= $(datadir)/mdoc-holder/systemd
+
+SUBST = sed -e 's|@bindir@|$(bindir)|g' -e 's|@datadir@|$(datadir)|g' -e 's|@docdir@|$(docdir)|g' \
+	-e 's|@sysconfdir@|$(sysconfdir)|g' -e 's|@sysusersdir@|$(sysusersdir)|g' \
+	-e 's|@SERVICE_USER@|$(SERVICE_USER)|g' -e 's|@HOLDER_GROUP@|$(HOLDER_GROUP)|g'
+# $(call subst_install,SOURCE,PATH,MODE): SOURCE with its placeholders substituted, to
+# $(DESTDIR)PATH; fails if a placeholder is left.
+subst_install = install -d -m 0755 "$(DESTDIR)$(dir $(2))" && $(SUBST) "$(1)" >"$(DESTDIR)$(2).tmp" \
+	&& { ! grep -n '@[A-Za-z_]*@' "$(DESTDIR)$(2).tmp" || { echo "unsubstituted placeholder in $(1)" >&2; false; }; } \
+	&& chmod $(3) "$(DESTDIR)$(2).tmp" && mv -f "$(DESTDIR)$(2).tmp" "$(DESTDIR)$(2)"
+
+.build/release/mdoc-holder .build/release/mdoc-reader: | deps
+	$(SWIFT) build -c release --product $(notdir $@)
+
+# The environment file in $(sysconfdir)/default is configuration: installed once, never
+# overwritten.
+install: $(BIN_DIR)/mdoc-holder $(BIN_DIR)/mdoc-reader
+	@case "$(SERVICE_USER)$(HOLDER_GROUP)" in *[!A-Za-z0-9_.-]*) echo "SERVICE_USER and HOLDER_GROUP: letters, digits, _ . - only" >&2; exit 1;; esac
+	install -d -m 0755 "$(DESTDIR)$(bindir)"
+	install -m 0755 "$(BIN_DIR)/mdoc-holder" "$(BIN_DIR)/mdoc-reader" "$(DESTDIR)$(bindir)/"
+	$(call subst_install,dbus/mdoc-holder.service,$(systemdunitdir)/mdoc-holder.service,0644)
+	$(call subst_install,dbus/mdoc-holder.service.d/online.conf,$(snippetdir)/online.conf,0644)
+	$(call subst_install,dbus/mdoc-holder.service.d/kiosk.conf,$(snippetdir)/kiosk.conf,0644)
+	$(call subst_install,dbus/mdoc-holder.service.d/kiosk-tty.conf,$(snippetdir)/kiosk-tty.conf,0644)
+	$(call subst_install,dbus/mdoc-holder.sysusers,$(sysusersdir)/mdoc-holder.conf,0644)
+	$(call subst_install,dbus/org.mdocholder.conf,$(dbuspolicydir)/org.mdocholder.conf,0644)
+	$(call subst_install,dbus/org.mdocholder.service,$(dbussystemservicedir)/org.mdocholder.service,0644)
+	install -d -m 0755 "$(DESTDIR)$(dbusinterfacesdir)"
+	install -m 0644 dbus/org.mdocholder.Holder1.xml dbus/org.mdocholder.ConsentAgent1.xml "$(DESTDIR)$(dbusinterfacesdir)/"
+	install -d -m 0755 "$(DESTDIR)$(udevrulesdir)"
+	install -m 0644 udev/90-mdoc-holder.rules "$(DESTDIR)$(udevrulesdir)/"
+	test -e "$(DESTDIR)$(sysconfdir)/default/mdoc-holder" \
+	  || { $(call subst_install,dbus/mdoc-holder.default,$(sysconfdir)/default/mdoc-holder,0644); }
+	install -d -m 0755 "$(DESTDIR)$(docdir)/examples"
+	install -m 0644 README.md docs/operator-guide.md docs/kiosk-policy.md $(wildcard docs/bluez-configuration.md) "$(DESTDIR)$(docdir)/"
+	install -m 0644 docs/kiosk-policy.toml "$(DESTDIR)$(docdir)/examples/kiosk-policy.toml"
+	@if [ -z "$(DESTDIR)" ]; then \
+	  echo "installed. To activate now (a package's postinst would do this):"; \
+	  echo "  systemd-sysusers $(sysusersdir)/mdoc-holder.conf && systemctl daemon-reload"; \
+	  echo "  busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig"; \
+	  echo "  udevadm control --reload"; \
+	  echo "see $(docdir)/operator-guide.md"; fi
+
+# Removes what install put in place, except the environment file in $(sysconfdir)/default
+# (configuration) and the service's state (/var/lib/mdoc-holder: the credential store).
+uninstall:
+	rm -f "$(DESTDIR)$(bindir)/mdoc-holder" "$(DESTDIR)$(bindir)/mdoc-reader" \
+	  "$(DESTDIR)$(systemdunitdir)/mdoc-holder.service" \
+	  "$(DESTDIR)$(snippetdir)/online.conf" "$(DESTDIR)$(snippetdir)/kiosk.conf" "$(DESTDIR)$(snippetdir)/kiosk-tty.conf" \
+	  "$(DESTDIR)$(sysusersdir)/mdoc-holder.conf" \
+	  "$(DESTDIR)$(dbuspolicydir)/org.mdocholder.conf" \
+	  "$(DESTDIR)$(dbussystemservicedir)/org.mdocholder.service" \
+	  "$(DESTDIR)$(dbusinterfacesdir)/org.mdocholder.Holder1.xml" "$(DESTDIR)$(dbusinterfacesdir)/org.mdocholder.ConsentAgent1.xml" \
+	  "$(DESTDIR)$(udevrulesdir)/90-mdoc-holder.rules"
+	rm -rf "$(DESTDIR)$(docdir)"
+	-rmdir "$(DESTDIR)$(snippetdir)" "$(DESTDIR)$(datadir)/mdoc-holder" 2>/dev/null

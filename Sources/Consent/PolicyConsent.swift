@@ -65,13 +65,19 @@ public struct PolicyConsent: ConsentPrompt {
     public init(text: String, baseDirectory: URL, now: @escaping @Sendable () -> Date = { Date() }) throws(PolicyError)
     {
         var rules: [PolicyRule] = []
-        for table in try PolicyFileParser.parse(text) {
+        let tables: [ConfigFileParser.Table]
+        do {
+            tables = try ConfigFileParser.parse(text, tableName: "rule")
+        } catch {
+            throw .syntax(line: error.line, error.message)
+        }
+        for table in tables {
             rules.append(try Self.rule(table, baseDirectory: baseDirectory))
         }
         self.init(rules: rules, now: now)
     }
 
-    private static func rule(_ table: PolicyFileParser.Table, baseDirectory: URL) throws(PolicyError) -> PolicyRule {
+    private static func rule(_ table: ConfigFileParser.Table, baseDirectory: URL) throws(PolicyError) -> PolicyRule {
         var reader: PolicyRule.ReaderMatch?
         var docType: String?
         var allow: PolicyRule.Allow?

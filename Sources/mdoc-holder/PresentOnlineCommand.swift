@@ -43,6 +43,13 @@ struct PresentOnlineCommand: AsyncParsableCommand {
     var verifierTrust: [String] = []
 
     @Option(
+        name: .customLong("verifiers"),
+        help: ArgumentHelp(
+            "File of pre-registered verifiers (client_id without prefix; see docs/online-presentation.md).",
+            valueName: "file"))
+    var verifiersFile: String?
+
+    @Option(
         name: .customLong("tls-ca"),
         help: ArgumentHelp(
             "CA certificate (PEM or DER) trusted for HTTPS besides the system trust store. Repeatable; for private deployments and tests.",
@@ -52,7 +59,11 @@ struct PresentOnlineCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        let setup: (prompt: any ConsentPrompt, trust: [Certificate], tls: [Certificate], wallet: CredentialStore)
+        let setup:
+            (
+                prompt: any ConsentPrompt, trust: VerifierTrustConfiguration, tls: [Certificate],
+                wallet: CredentialStore
+            )
         do {
             setup = try prepare()
         } catch {
@@ -63,7 +74,7 @@ struct PresentOnlineCommand: AsyncParsableCommand {
         do {
             outcome = try await OnlinePresentation.run(
                 url: url.trimmingCharacters(in: .whitespacesAndNewlines), store: setup.wallet, consent: setup.prompt,
-                verifierTrust: VerifierTrustConfiguration(trustAnchors: setup.trust), tlsCAs: setup.tls,
+                verifierTrust: setup.trust, tlsCAs: setup.tls,
                 events: Self.show)
         } catch {
             WalletCLI.warn("mdoc-holder: \(error)")
@@ -75,7 +86,7 @@ struct PresentOnlineCommand: AsyncParsableCommand {
 
     /// Reads the options; every failure here is bad input.
     private func prepare() throws -> (
-        prompt: any ConsentPrompt, trust: [Certificate], tls: [Certificate], wallet: CredentialStore
+        prompt: any ConsentPrompt, trust: VerifierTrustConfiguration, tls: [Certificate], wallet: CredentialStore
     ) {
         try Self.checkURL(url.trimmingCharacters(in: .whitespacesAndNewlines))
         let prompt: any ConsentPrompt
@@ -86,7 +97,9 @@ struct PresentOnlineCommand: AsyncParsableCommand {
         } else {
             throw WalletCLIError("--consent must be tty or policy:FILE")
         }
-        let trust = try verifierTrust.flatMap { try WalletCLI.readCertificates($0) }
+        let anchors = try verifierTrust.flatMap { try WalletCLI.readCertificates($0) }
+        let preRegistered = try verifiersFile.map { try PreRegisteredVerifierFile.load(path: $0) } ?? []
+        let trust = VerifierTrustConfiguration(trustAnchors: anchors, preRegistered: preRegistered)
         let tls = try tlsCAs.flatMap { try WalletCLI.readCertificates($0) }
         guard let wallet = try store.openExisting() else {
             throw WalletCLIError(

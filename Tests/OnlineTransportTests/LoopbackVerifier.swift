@@ -102,11 +102,12 @@ final class LoopbackVerifier: @unchecked Sendable {
 
     /// A new request: the URL a QR code would carry, and the session to read the result of.
     func start(
-        kind: String = "signed", delivery: String = "post", mode: String = "direct_post", variant: String = "none"
+        kind: String = "signed", delivery: String = "post", mode: String = "direct_post", variant: String = "none",
+        enc: [String] = []
     ) async throws -> (session: String, url: String) {
-        let form = FormEncoding.encode([
-            ("kind", kind), ("delivery", delivery), ("mode", mode), ("variant", variant),
-        ])
+        var fields = [("kind", kind), ("delivery", delivery), ("mode", mode), ("variant", variant)]
+        if !enc.isEmpty { fields.append(("enc", enc.joined(separator: ","))) }
+        let form = FormEncoding.encode(fields)
         let response = try await fetcher.postForm(base + "/start", form: form)
         guard response.status == 200, let json = try? JSONValue(parsing: response.body),
             let session = json["session"]?.stringValue, let url = json["url"]?.stringValue

@@ -79,6 +79,21 @@ struct OnlinePresentationTests {
         }
     }
 
+    @Test(
+        "direct_post.jwt: enc chosen from encrypted_response_enc_values_supported, decrypted by joserfc",
+        arguments: [(["A256GCM", "A128GCM"], "A256GCM"), (["A128CBC-HS256", "A128GCM"], "A128GCM")])
+    func encryptionFromVerifierMetadata(offered: [String], expected: String) async throws {
+        try await LoopbackVerifier.with { verifier in
+            let (session, url) = try await verifier.start(
+                kind: "signed", delivery: "get", mode: "direct_post.jwt", enc: offered)
+            let outcome = try await present(verifier, url: url, consent: try TestPolicy.allowAll)
+            #expect(outcome.result == .sent)
+            let result = try await verifier.result(session)
+            #expect(result["verified"] == true, "\(result["verify_error"] ?? .null)")
+            #expect(result["jwe_enc"]?.stringValue == expected)
+        }
+    }
+
     @Test("signed Request Object by value, direct_post.jwt")
     func signedByValue() async throws {
         try await LoopbackVerifier.with { verifier in

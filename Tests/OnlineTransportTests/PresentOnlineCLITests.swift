@@ -108,6 +108,53 @@ struct PresentOnlineCLITests {
         }
     }
 
+    @Test(
+        "present-online --verifiers: a pre-registered verifier's signed request is answered; without the file it is refused"
+    )
+    func preRegistered() async throws {
+        try await LoopbackVerifier.with { verifier in
+            try await Self.withWallet(policy: Self.trustedPolicy) { store, policy in
+                let verifiers = URL(fileURLWithPath: verifier.caPath).deletingLastPathComponent()
+                    .appendingPathComponent("verifiers.toml").path
+                let (session, url) = try await verifier.start(kind: "preregistered", delivery: "post")
+                let run = try await Self.mdocHolder([
+                    "present-online", url, "--consent", "policy:\(policy)", "--verifiers", verifiers, "--tls-ca",
+                    verifier.caPath, "--store", store,
+                ])
+                #expect(run.status == 0, "\(run.stderr)")
+                #expect(run.stdout.contains("Request from Pre-registered Test Verifier (verifier.localhost)"))
+                #expect(run.stdout.contains("trusted by registered key of Pre-registered Test Verifier"))
+                #expect(try await verifier.result(session)["verified"] == true)
+
+                // The same kind of request from a client_id the wallet does not know.
+                let (unknown, unknownURL) = try await verifier.start(kind: "preregistered", delivery: "get")
+                let refused = try await Self.mdocHolder([
+                    "present-online", unknownURL, "--consent", "policy:\(policy)", "--tls-ca", verifier.caPath,
+                    "--store", store,
+                ])
+                #expect(refused.status == 1)
+                #expect(refused.stdout.contains("Refused: invalid_request: the client_id is not a known verifier"))
+                #expect(try await verifier.result(unknown)["received"] == false)
+            }
+        }
+    }
+
+    @Test("present-online --verifiers with a bad file: exit 2, the line named")
+    func badVerifiersFile() async throws {
+        try await Self.withWallet(policy: "# no rules\n") { store, policy in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("verifiers-\(UUID().uuidString)")
+            try "[[verifier]]\nclient_id = \"x509_san_dns:a.example\"\nresponse_uris = [\"https://a.example/r\"]\n"
+                .write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let run = try await Self.mdocHolder([
+                "present-online", "openid4vp://?client_id=x", "--consent", "policy:\(policy)", "--verifiers", file.path,
+                "--store", store,
+            ])
+            #expect(run.status == 2)
+            #expect(run.stderr.contains("verifier at line 2: client_id has the prefix x509_san_dns"))
+        }
+    }
+
     @Test("present-online without the verifier's CA: TLS refused, exit 1")
     func withoutTLSCA() async throws {
         try await LoopbackVerifier.with { verifier in

@@ -5,7 +5,10 @@ set -euo pipefail
 kind=${1:-build}
 packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libpng-dev libsqlite3-dev libdbus-1-dev libbluetooth-dev)
 if [ "$kind" = test ]; then
-  packages+=(python3 python3-venv python3-dbus python3-gi dbus-daemon zbar-tools tmux curl)
+  packages+=(python3 python3-venv dbus-daemon zbar-tools tmux curl)
+  # packaging-test.sh and service-test.sh: dbus-send, the D-Bus peers (Debian's python3-dbus and python3-gi for
+  # /usr/bin/python3), systemd-analyze, udevadm, setpriv and unshare.
+  packages+=(dbus-bin python3-dbus python3-gi systemd udev util-linux)
 fi
 missing=()
 for p in "${packages[@]}"; do

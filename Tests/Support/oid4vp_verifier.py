@@ -8,12 +8,16 @@ Run by Tests/OnlineTransportTests from .venv-test (cbor2, cryptography, joserfc,
 It makes its own test CA, a TLS certificate for localhost / 127.0.0.1 and a request signing
 certificate (SAN DNS localhost), writes the CA to TMPDIR/ca.pem, listens with HTTPS on a free
 port of 127.0.0.1 and prints one JSON line {"port": N, "ca": "TMPDIR/ca.pem"} (also written to
---ready-file when given). It exits by itself after --lifetime seconds, or on SIGTERM.
+--ready-file when given). For kind=preregistered (client_id "verifier.localhost", no prefix) it
+also writes TMPDIR/verifiers.toml, the wallet's pre-registered verifiers file naming its public
+signing JWK (TMPDIR/verifier-signing.jwk) and response URI. It exits by itself after --lifetime seconds, or on SIGTERM.
 
 Endpoints (all HTTPS):
-  POST /start          form: kind=signed|unsigned, delivery=get|post|value,
+  POST /start          form: kind=signed|unsigned|preregistered, delivery=get|post|value,
                        mode=direct_post|direct_post.jwt, variant=none|tampered|wrong-client|
-                       missing-element|no-nonce-echo|no-mdoc-format, claims=ns:element,...
+                       missing-element|no-nonce-echo|no-mdoc-format, claims=ns:element,...,
+                       enc=A128GCM,A256GCM,... (encrypted_response_enc_values_supported;
+                       absent: the member is left out, so the wallet's default applies)
                        -> {"session", "url"}: the request URL a QR code would carry.
   GET|POST /request/ID the signed Request Object (POST: wallet_metadata and wallet_nonce, which
                        the signed request then echoes).
@@ -54,6 +58,7 @@ from openvc import mdoc as openvc_mdoc
 MDL = "org.iso.18013.5.1.mDL"
 NS = "org.iso.18013.5.1"
 REQUEST_TYPE = "oauth-authz-req+jwt"
+PREREGISTERED_CLIENT_ID = "verifier.localhost"
 
 
 def b64url(data: bytes) -> str:
@@ -193,7 +198,9 @@ class Verifier:
         state = secrets.token_urlsafe(12)
         nonce = secrets.token_urlsafe(16)
         response_uri = f"{self.base}/response"
-        if kind == "signed":
+        if kind == "preregistered":
+            client_id = PREREGISTERED_CLIENT_ID
+        elif kind == "signed":
             host = "wrong.localhost" if variant == "wrong-client" else "localhost"
             client_id = f"x509_san_dns:{host}"
             if variant == "wrong-client":
@@ -211,7 +218,8 @@ class Verifier:
             metadata["vp_formats_supported"] = {"dc+sd-jwt": {"sd-jwt_alg_values": ["ES256"]}}
         if mode == "direct_post.jwt":
             metadata["jwks"] = {"keys": [enc_jwk]}
-            metadata["encrypted_response_enc_values_supported"] = ["A128GCM"]
+            if form.get("enc"):
+                metadata["encrypted_response_enc_values_supported"] = form["enc"].split(",")
         dcql = {"credentials": [{
             "id": "mdl", "format": "mso_mdoc", "meta": {"doctype_value": MDL},
             "claims": [{"path": c.split(":", 1), "intent_to_retain": False} for c in claims],
@@ -233,7 +241,7 @@ class Verifier:
         with self.lock:
             self.sessions[sid] = session
             self.by_state[state] = session
-        if kind == "signed":
+        if kind in ("signed", "preregistered"):
             if delivery == "value":
                 query = {"client_id": client_id, "request": self.request_object(session, None)}
             else:
@@ -419,6 +427,18 @@ def main():
     server.socket = context.wrap_socket(server.socket, server_side=True)
     port = server.server_address[1]
     Handler.verifier = Verifier(port, sign_key, sign_chain, iaca)
+
+    # The wallet-side registration of this verifier as a pre-registered client.
+    jwk_path = os.path.join(args.dir, "verifier-signing.jwk")
+    with open(jwk_path, "w") as f:
+        json.dump(ECKey.import_key(sign_key.public_key()).as_dict(), f)
+    with open(os.path.join(args.dir, "verifiers.toml"), "w") as f:
+        f.write(
+            "[[verifier]]\n"
+            f'client_id = "{PREREGISTERED_CLIENT_ID}"\n'
+            'name = "Pre-registered Test Verifier"\n'
+            f'response_uris = ["https://localhost:{port}/response"]\n'
+            'jwk = "verifier-signing.jwk"\n')
 
     # Never outlive the test that started it.
     threading.Timer(args.lifetime, lambda: os._exit(0)).start()

@@ -1,18 +1,36 @@
-/// Reads the subset of TOML that kiosk policy files use: comments, `[[rule]]` tables, and
-/// `key = "string"` or `key = ["string", ...]` (arrays may span lines; basic and literal
-/// strings). Anything else is an error naming the line.
-enum PolicyFileParser {
-    enum Value: Equatable {
+/// A syntax error in a configuration file, with its line.
+public struct ConfigFileSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var line: Int
+    public var message: String
+
+    public init(line: Int, _ message: String) {
+        self.line = line
+        self.message = message
+    }
+
+    static func syntax(line: Int, _ message: String) -> ConfigFileSyntaxError { .init(line: line, message) }
+
+    public var description: String { "line \(line): \(message)" }
+}
+
+/// Reads the subset of TOML that the configuration files use (kiosk policy, pre-registered
+/// verifiers): comments, `[[NAME]]` tables of one name, and `key = "string"` or
+/// `key = ["string", ...]` (arrays may span lines; basic and literal strings). Anything else
+/// is an error naming the line.
+public enum ConfigFileParser {
+    public enum Value: Sendable, Equatable {
         case string(String)
         case strings([String])
     }
 
-    struct Table {
-        var line: Int
-        var entries: [(key: String, value: Value, line: Int)] = []
+    public struct Table: Sendable {
+        /// The line of the `[[NAME]]` header.
+        public var line: Int
+        public var entries: [(key: String, value: Value, line: Int)] = []
     }
 
-    static func parse(_ text: String) throws(PolicyError) -> [Table] {
+    /// The `[[tableName]]` tables of `text`, in order.
+    public static func parse(_ text: String, tableName: String) throws(ConfigFileSyntaxError) -> [Table] {
         var tables: [Table] = []
         var scanner = Scanner(Array(text.unicodeScalars))
         while true {
@@ -21,26 +39,28 @@ enum PolicyFileParser {
             let line = scanner.line
             if c == "[" {
                 guard scanner.consume("[[") else {
-                    throw .syntax(line: line, "only [[rule]] tables are allowed")
+                    throw .syntax(line: line, "only [[\(tableName)]] tables are allowed")
                 }
                 scanner.skipSpaces()
                 let name = scanner.bareKey()
                 scanner.skipSpaces()
                 guard scanner.consume("]]") else { throw .syntax(line: line, "expected ]] after the table name") }
-                guard name == "rule" else { throw .syntax(line: line, "unknown table [[\(name)]]: only [[rule]]") }
+                guard name == tableName else {
+                    throw .syntax(line: line, "unknown table [[\(name)]]: only [[\(tableName)]]")
+                }
                 tables.append(Table(line: line))
             } else {
                 let key = scanner.bareKey()
-                guard !key.isEmpty else { throw .syntax(line: line, "expected a key or [[rule]]") }
+                guard !key.isEmpty else { throw .syntax(line: line, "expected a key or [[\(tableName)]]") }
                 scanner.skipSpaces()
                 guard scanner.consume("=") else { throw .syntax(line: line, "expected = after \(key)") }
                 scanner.skipSpaces()
                 let value = try scanner.value()
                 guard tables.indices.last != nil else {
-                    throw .syntax(line: line, "\(key) is outside a [[rule]] table")
+                    throw .syntax(line: line, "\(key) is outside a [[\(tableName)]] table")
                 }
                 if tables[tables.count - 1].entries.contains(where: { $0.key == key }) {
-                    throw .syntax(line: line, "\(key) is set twice in one rule")
+                    throw .syntax(line: line, "\(key) is set twice in one table")
                 }
                 tables[tables.count - 1].entries.append((key, value, line))
             }
@@ -105,7 +125,7 @@ enum PolicyFileParser {
             return key
         }
 
-        mutating func value() throws(PolicyError) -> Value {
+        mutating func value() throws(ConfigFileSyntaxError) -> Value {
             if peek == "[" {
                 advance()
                 var items: [String] = []
@@ -127,7 +147,7 @@ enum PolicyFileParser {
             return .string(try string())
         }
 
-        mutating func string() throws(PolicyError) -> String {
+        mutating func string() throws(ConfigFileSyntaxError) -> String {
             let start = line
             if peek == "'" {
                 advance()
