@@ -57,6 +57,12 @@ struct ServeCommand: AsyncParsableCommand {
     var verifierTrust: [String] = []
 
     @Option(
+        name: .customLong("verifiers"),
+        help: ArgumentHelp(
+            "File of pre-registered verifiers for PresentOnline (docs/online-presentation.md).", valueName: "file"))
+    var verifiersFile: String?
+
+    @Option(
         name: .customLong("tls-ca"),
         help: "CA certificate (PEM or DER) trusted for HTTPS besides the system trust store. Repeatable.")
     var tlsCAs: [String] = []
@@ -140,12 +146,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let readerAnchors = try readerTrust.flatMap { try WalletCLI.readCertificates($0) }
         let verifierAnchors = try verifierTrust.flatMap { try WalletCLI.readCertificates($0) }
+        let preRegistered = try verifiersFile.map { try PreRegisteredVerifierFile.load(path: $0) } ?? []
         let tls = try tlsCAs.flatMap { try WalletCLI.readCertificates($0) }
         return ServiceConfiguration(
             storePath: store.resolvedPath, consent: consentMode,
             holder: HolderConfiguration(readerTrustAnchors: readerAnchors, untrustedReaders: untrusted),
             defaultAdapter: adapter, defaultMode: defaultMode, online: online,
-            verifierTrust: VerifierTrustConfiguration(trustAnchors: verifierAnchors), tlsCAs: tls,
+            verifierTrust: VerifierTrustConfiguration(trustAnchors: verifierAnchors, preRegistered: preRegistered),
+            tlsCAs: tls,
             kiosk: kioskConfiguration)
     }
 
