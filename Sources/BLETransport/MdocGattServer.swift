@@ -1,15 +1,18 @@
-/// The characteristics of the mdoc service in peripheral-server mode.
+/// The roles of the mdoc service's message characteristics, in either mode.
 public enum MdocCharacteristic: Sendable, Hashable, CaseIterable {
     case state
     case client2Server
     case server2Client
 
-    /// The standard's UUID of each.
-    public var uuid: BLEUUID {
+    /// The standard's UUID of each in mdoc peripheral-server mode.
+    public var uuid: BLEUUID { uuid(in: MdocBLEUUIDs.peripheralServer) }
+
+    /// The standard's UUID of each in one mode's service.
+    public func uuid(in characteristics: MdocBLEUUIDs.Characteristics) -> BLEUUID {
         switch self {
-        case .state: return MdocBLEUUIDs.peripheralServer.state
-        case .client2Server: return MdocBLEUUIDs.peripheralServer.client2Server
-        case .server2Client: return MdocBLEUUIDs.peripheralServer.server2Client
+        case .state: return characteristics.state
+        case .client2Server: return characteristics.client2Server
+        case .server2Client: return characteristics.server2Client
         }
     }
 }

@@ -11,7 +11,8 @@ import QRCode
 import Wallet
 
 /// Presents over Bluetooth LE: a fresh engagement per session, shown as asked, the mdoc
-/// GATT service (peripheral-server mode) on the adapter, consent, history.
+/// GATT service on the adapter (peripheral-server mode), the reader's found and connected to
+/// (central-client mode), or both, consent, history.
 struct PresentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "present",
@@ -24,8 +25,12 @@ struct PresentCommand: AsyncParsableCommand {
     @Option(help: "The Bluetooth adapter.")
     var adapter: String = "hci0"
 
-    @Option(help: "BLE mode: peripheral (the holder is the GATT server). central and both are not built yet.")
-    var mode: String = "peripheral"
+    @Option(
+        help: ArgumentHelp(
+            "BLE mode the engagement offers: peripheral (the holder is the GATT server), central (the reader is; "
+                + "the holder scans for it and checks its Ident) or both (whichever the reader uses).",
+            valueName: "peripheral|central|both"))
+    var mode: PresentMode = .peripheral
 
     @Option(
         name: .customLong("qr"),
@@ -53,9 +58,6 @@ struct PresentCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        guard mode == "peripheral" else {
-            throw ValidationError("--mode \(mode): only peripheral (peripheral-server mode) is built so far")
-        }
         guard let policy = UntrustedReaderPolicy(rawValue: untrustedReaders) else {
             throw ValidationError("--untrusted-readers must be refuse, ask or allow")
         }
@@ -78,7 +80,9 @@ struct PresentCommand: AsyncParsableCommand {
         let uriOnStdout = outputs.contains { if case .uri = $0 { return true } else { return false } }
 
         let client = try await BlueZClient.connect()
-        let server = BlueZMdocGattServer(client: client, adapter: adapter)
+        let server = mode.offers(.peripheralServer) ? BlueZMdocGattServer(client: client, adapter: adapter) : nil
+        let centralClient =
+            mode.offers(.centralClient) ? BlueZMdocGattClient(client: client, adapter: adapter) : nil
         let configuration = HolderConfiguration(readerTrustAnchors: anchors, untrustedReaders: policy)
         while true {
             let credentials = try wallet.presentableCredentials()
@@ -87,7 +91,8 @@ struct PresentCommand: AsyncParsableCommand {
                     "no valid credential in the store: import one with `mdoc-holder credentials import`")
             }
             let holder = ProximityHolder(
-                server: server, credentials: credentials, configuration: configuration, consent: prompt)
+                server: server, centralClient: centralClient, credentials: credentials, configuration: configuration,
+                consent: prompt)
             let result = try await holder.runSession(
                 showEngagement: { engagement in
                     Self.show(engagement, outputs: outputs, uriOnStdout: uriOnStdout)
@@ -125,9 +130,14 @@ struct PresentCommand: AsyncParsableCommand {
                 break
             }
         }
-        WalletCLI.warn(
-            "waiting for a reader (service \(engagement.bleOptions?.peripheralServerUUID.flatMap { BLEUUID(bytes: $0)?.description } ?? "?"))"
-        )
+        var waits: [String] = []
+        if let uuid = engagement.bleOptions?.peripheralServerUUID.flatMap({ BLEUUID(bytes: $0) }) {
+            waits.append("serving mdoc service \(uuid) (peripheral-server mode)")
+        }
+        if let uuid = engagement.bleOptions?.centralClientUUID.flatMap({ BLEUUID(bytes: $0) }) {
+            waits.append("scanning for a reader serving \(uuid) (central-client mode)")
+        }
+        WalletCLI.warn("waiting for a reader: \(waits.joined(separator: "; "))")
     }
 
     static func summary(_ result: ProximitySessionResult) -> String {
@@ -140,7 +150,8 @@ struct PresentCommand: AsyncParsableCommand {
             case .notReturned(let reason): parts.append("did not return \(r.docType): \(reason)")
             }
         }
+        let mode = result.mode.map { " over \($0.rawValue) mode" } ?? ""
         let end = result.holderEnd.map { "\($0)" } ?? result.transportEnd.map { "\($0)" } ?? "ended"
-        return "session: \(parts.isEmpty ? "no request" : parts.joined(separator: "; ")) (\(end))"
+        return "session: \(parts.isEmpty ? "no request" : parts.joined(separator: "; ")) (\(end))\(mode)"
     }
 }

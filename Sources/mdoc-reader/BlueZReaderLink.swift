@@ -33,21 +33,7 @@ struct BlueZReaderLink: ReaderGattLink {
         client: BlueZClient, adapter adapterName: String, serviceUUID: BLEUUID, timeout: Duration,
         log: @Sendable (String) -> Void = { _ in }
     ) async throws(BLEReaderError) -> BlueZReaderLink {
-        let adapter: BlueZAdapter
-        do {
-            adapter = try await client.adapter(named: adapterName)
-        } catch BlueZError.adapterNotFound {
-            throw .adapterNotFound(adapterName)
-        } catch BlueZError.serviceUnavailable {
-            throw .bluetoothUnavailable
-        } catch {
-            throw .adapterLookupFailed(adapterName, "\(error)")
-        }
-        do {
-            try await adapter.powerOn()
-        } catch {
-            throw .adapterNotPowered(adapterName, "\(error)")
-        }
+        let adapter = try await poweredAdapter(client: client, name: adapterName)
 
         // BlueZ's text form of the service UUID; BLEUUID prints the same 8-4-4-4-12 form.
         guard let service = BluetoothUUID(serviceUUID.description) else {
@@ -78,6 +64,26 @@ struct BlueZReaderLink: ReaderGattLink {
             _ = await withDeadline(closeTimeout) { try? await device.disconnect() }
             throw error
         }
+    }
+
+    /// Adapter `name`, powered on; errors name the step.
+    static func poweredAdapter(client: BlueZClient, name: String) async throws(BLEReaderError) -> BlueZAdapter {
+        let adapter: BlueZAdapter
+        do {
+            adapter = try await client.adapter(named: name)
+        } catch BlueZError.adapterNotFound {
+            throw .adapterNotFound(name)
+        } catch BlueZError.serviceUnavailable {
+            throw .bluetoothUnavailable
+        } catch {
+            throw .adapterLookupFailed(name, "\(error)")
+        }
+        do {
+            try await adapter.powerOn()
+        } catch {
+            throw .adapterNotPowered(name, "\(error)")
+        }
+        return adapter
     }
 
     /// Finds the characteristics on a connected device and subscribes.
@@ -123,7 +129,7 @@ struct BlueZReaderLink: ReaderGattLink {
         let (events, continuation) = AsyncStream<ReaderLinkEvent>.makeStream()
         let forwarders = [
             Task {
-                for await value in server2ClientValues { continuation.yield(.server2Client(value)) }
+                for await value in server2ClientValues { continuation.yield(.chunk(value)) }
             },
             Task {
                 for await value in stateValues { continuation.yield(.state(value)) }
@@ -152,11 +158,11 @@ struct BlueZReaderLink: ReaderGattLink {
             forwarders: forwarders)
     }
 
-    func writeState(_ value: [UInt8]) async throws {
-        try await state.write(value, type: .command)
+    func start() async throws {
+        try await state.write(BLEStateValue.start.value, type: .command)
     }
 
-    func writeClient2Server(_ chunk: [UInt8]) async throws {
+    func sendChunk(_ chunk: [UInt8]) async throws {
         try await client2Server.write(chunk, type: .command)
     }
 

@@ -1,0 +1,179 @@
+import BLETransport
+import BlueZ
+import DBus
+
+/// The reader's mdoc service for a holder in mdoc central-client mode, over BlueZ: a GATT
+/// application with State (notify, write without response), Client2Server (write without
+/// response), Server2Client (notify) and Ident (read: the engagement's BLE Ident) under the
+/// engagement's central-client UUID, advertised until the holder has subscribed to
+/// Server2Client and written State 0x01. Our messages leave as Server2Client notifications,
+/// one at a time; the holder's arrive as Client2Server writes.
+struct BlueZReaderService: ReaderGattLink {
+    /// The ATT MTU assumed when BlueZ passes none with the holder's requests (BlueZoo).
+    static let defaultMTU = 512
+    static let connectionPollInterval: Duration = .milliseconds(500)
+
+    let mtu: Int
+    /// Whether the MTU came from BlueZ (else ``defaultMTU``).
+    let mtuReported: Bool
+    /// The holder's device object, when BlueZ named it.
+    let holder: DBusObjectPath?
+    let events: AsyncStream<ReaderLinkEvent>
+    private let adapter: BlueZAdapter
+    private let application: GattApplication
+    private let advertisement: AdvertisementRegistration
+    private let server2Client: BluetoothUUID
+    private let tasks: [Task<Void, Never>]
+
+    /// What the application's events told before the session started.
+    private struct Start: Sendable {
+        var mtu: Int?
+        var holder: DBusObjectPath?
+    }
+
+    /// Serves the mdoc service with `ident` under `serviceUUID` on adapter `adapterName`,
+    /// advertises it, and returns once the holder has started the session (within `timeout`).
+    static func open(
+        client: BlueZClient, adapter adapterName: String, serviceUUID: BLEUUID, ident: [UInt8], timeout: Duration,
+        log: @Sendable (String) -> Void = { _ in }
+    ) async throws(BLEReaderError) -> BlueZReaderService {
+        let adapter = try await BlueZReaderLink.poweredAdapter(client: client, name: adapterName)
+        let uuids = MdocBLEUUIDs.centralClient
+        guard let service = BluetoothUUID(serviceUUID.description), let state = BluetoothUUID(uuids.state.description),
+            let client2Server = BluetoothUUID(uuids.client2Server.description),
+            let server2Client = BluetoothUUID(uuids.server2Client.description),
+            let identUUID = uuids.ident.flatMap({ BluetoothUUID($0.description) })
+        else { throw .serviceMissing(serviceUUID.description) }
+
+        let application: GattApplication
+        do {
+            application = try GattApplication(
+                path: "/org/mdocreader/session",
+                services: [
+                    GattServiceDescription(
+                        uuid: service,
+                        characteristics: [
+                            GattCharacteristicDescription(uuid: state, flags: [.notify, .writeWithoutResponse]),
+                            GattCharacteristicDescription(uuid: client2Server, flags: [.writeWithoutResponse]),
+                            GattCharacteristicDescription(uuid: server2Client, flags: [.notify]),
+                            GattCharacteristicDescription(uuid: identUUID, flags: [.read], value: ident),
+                        ])
+                ])
+            try await adapter.register(application)
+        } catch {
+            throw .serveFailed("registering the mdoc GATT service: \(error)")
+        }
+        let advertisement: AdvertisementRegistration
+        do {
+            advertisement = try await adapter.register(
+                LEAdvertisement(
+                    path: "/org/mdocreader/advertisement", serviceUUIDs: [service], localName: "mdoc reader",
+                    discoverable: true))
+        } catch {
+            try? await adapter.unregister(application)
+            throw .serveFailed("advertising the mdoc service: \(error)")
+        }
+        log("serving mdoc service \(service) on \(adapterName) and advertising it; waiting for the holder")
+
+        let (events, continuation) = AsyncStream<ReaderLinkEvent>.makeStream()
+        let (started, startedContinuation) = AsyncStream<Start>.makeStream()
+        let forwarder = Task {
+            var start = Start()
+            var subscribed = false
+            var running = false
+            for await event in application.events {
+                switch event {
+                case .write(let uuid, let value, let request):
+                    start.mtu = start.mtu ?? request.mtu
+                    start.holder = start.holder ?? request.device
+                    if running {
+                        if uuid == client2Server { continuation.yield(.chunk(value)) }
+                        if uuid == state { continuation.yield(.state(value)) }
+                    } else if uuid == state, BLEStateValue(value: value) == .start {
+                        running = true
+                    }
+                case .notificationsStarted(let uuid, let request):
+                    start.mtu = start.mtu ?? request.mtu
+                    start.holder = start.holder ?? request.device
+                    if uuid == server2Client { subscribed = true }
+                case .notificationsStopped(let uuid):
+                    // The holder went away (BlueZ drops subscriptions on disconnect).
+                    if uuid == server2Client, running { continuation.yield(.disconnected) }
+                case .read(_, let request):
+                    start.holder = start.holder ?? request.device
+                case .writeAcquired, .writeReleased:
+                    break
+                }
+                if running, subscribed {
+                    startedContinuation.yield(start)
+                    startedContinuation.finish()
+                }
+            }
+            startedContinuation.finish()
+            continuation.finish()
+        }
+
+        let start: Start? = await withTaskGroup(of: Start?.self) { group in
+            group.addTask {
+                for await start in started { return start }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let start else {
+            forwarder.cancel()
+            await Self.withdraw(adapter: adapter, application: application, advertisement: advertisement)
+            throw .holderDidNotStart(seconds: timeout.seconds)
+        }
+        var tasks = [forwarder]
+        if let holder = start.holder {
+            // BlueZ reports a lost link by `Connected` turning false (or the device object
+            // going away).
+            let device = BlueZDevice(client: client, path: holder)
+            tasks.append(
+                Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: connectionPollInterval)
+                        if Task.isCancelled { return }
+                        let info = try? await device.info()
+                        if Task.isCancelled { return }
+                        if info?.connected != true {
+                            continuation.yield(.disconnected)
+                            return
+                        }
+                    }
+                })
+        }
+        let mtu = start.mtu.flatMap { $0 >= MessageFragmenter.minimumMTU ? $0 : nil }
+        return BlueZReaderService(
+            mtu: mtu ?? defaultMTU, mtuReported: mtu != nil, holder: start.holder, events: events, adapter: adapter,
+            application: application, advertisement: advertisement, server2Client: server2Client, tasks: tasks)
+    }
+
+    func start() async throws {}
+
+    func sendChunk(_ chunk: [UInt8]) async throws {
+        try await application.notify(server2Client, chunk)
+    }
+
+    func close() async {
+        for task in tasks { task.cancel() }
+        await Self.withdraw(adapter: adapter, application: application, advertisement: advertisement)
+    }
+
+    private static func withdraw(
+        adapter: BlueZAdapter, application: GattApplication, advertisement: AdvertisementRegistration
+    ) async {
+        _ = await BlueZReaderLink.withDeadline(BlueZReaderLink.closeTimeout) { try? await advertisement.unregister() }
+        _ = await BlueZReaderLink.withDeadline(BlueZReaderLink.closeTimeout) {
+            try? await adapter.unregister(application)
+        }
+        application.finish()
+    }
+}
