@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
 
         // Swift wrappers.
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
@@ -34,6 +35,8 @@ let package = Package(
         .target(name: "QRCode", dependencies: ["CQRencode"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
+        // L2CAP connection-oriented channels over libbluetooth sockets.
+        .target(name: "L2CAP", dependencies: ["CBluetooth"]),
 
         // BlueZ D-Bus client: knows nothing of mdocs.
         .target(name: "BlueZ", dependencies: ["DBus"]),
@@ -98,6 +101,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "TestSupport"]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
+        .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport"]),
