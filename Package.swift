@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation"]),
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
         // ISO 18013-5 BLE: message framing and the GATT roles, over the BlueZ client.
-        .target(name: "BLETransport", dependencies: ["BlueZ", "DBus"]),
+        .target(name: "BLETransport", dependencies: ["BlueZ", "DBus", "L2CAP"]),
         // The holder's proximity loop: a GATT server seam, BLE framing, the holder engine, consent.
         .target(name: "Proximity", dependencies: ["BLETransport", "Presentation", "Consent", "ISO18013", "MdocCrypto"]),
         // Online presentation: JOSE over MdocCrypto, OpenID4VP 1.0 requests, DCQL, responses.
@@ -71,13 +71,13 @@ let package = Package(
             name: "mdoc-holder",
             dependencies: [
                 "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
-                "BLETransport", "BlueZ",
+                "BLETransport", "BlueZ", "L2CAP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-reader",
             dependencies: [
-                "ISO18013", "Presentation", "BlueZ", "BLETransport",
+                "ISO18013", "Presentation", "BlueZ", "BLETransport", "L2CAP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(

@@ -19,6 +19,10 @@ public actor BlueZMdocGattServer: MdocGattServer {
     }
 
     public func start(serviceUUID: BLEUUID) async throws -> AsyncStream<MdocGattEvent> {
+        try await start(serviceUUID: serviceUUID, l2capPSM: nil)
+    }
+
+    public func start(serviceUUID: BLEUUID, l2capPSM: UInt16?) async throws -> AsyncStream<MdocGattEvent> {
         await stop()
         let adapter = try await client.adapter(named: adapterName)
         try await adapter.powerOn()
@@ -39,7 +43,15 @@ public actor BlueZMdocGattServer: MdocGattServer {
                             flags: [.writeWithoutResponse]),
                         GattCharacteristicDescription(
                             uuid: try Self.bluetoothUUID(MdocCharacteristic.server2Client.uuid), flags: [.notify]),
-                    ])
+                    ]
+                        + (try l2capPSM.map {
+                            [
+                                GattCharacteristicDescription(
+                                    uuid: try Self.bluetoothUUID(MdocBLEUUIDs.peripheralServer.l2capPSM),
+                                    flags: [.read],
+                                    value: L2CAPPSM.encode($0))
+                            ]
+                        } ?? []))
             ])
         try await adapter.register(app)
         application = app

@@ -37,8 +37,18 @@ public protocol MdocGattServer: Sendable {
     /// Registers the service and starts advertising; events arrive on the returned stream
     /// until ``stop()``.
     func start(serviceUUID: BLEUUID) async throws -> AsyncStream<MdocGattEvent>
+    /// ``start(serviceUUID:)`` with the L2CAP PSM characteristic (read: the PSM as 4 bytes
+    /// big-endian, ``L2CAPPSM/encode(_:)``) when `l2capPSM` is given.
+    func start(serviceUUID: BLEUUID, l2capPSM: UInt16?) async throws -> AsyncStream<MdocGattEvent>
     /// Sends one notification; returns once it is out (the flow control of 18013-5 chunks).
     func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws
     /// Stops advertising, disconnects and unregisters the service.
     func stop() async
+}
+
+extension MdocGattServer {
+    /// A server without the PSM characteristic ignores `l2capPSM`.
+    public func start(serviceUUID: BLEUUID, l2capPSM: UInt16?) async throws -> AsyncStream<MdocGattEvent> {
+        try await start(serviceUUID: serviceUUID)
+    }
 }

@@ -15,6 +15,10 @@ public struct ProximitySessionResult: Sendable {
     public var records: [PresentationRecord]
     /// The BLE mode the reader used; nil when no reader came.
     public var mode: ProximityMode?
+    /// The reader used the L2CAP channel (peripheral-server mode) instead of GATT messages.
+    public var overL2CAP = false
+    /// Why L2CAP was not offered although asked for (GATT was used).
+    public var l2capUnavailable: String?
 
     /// A presentation happened: at least one response went out and nothing failed before
     /// it was delivered.
@@ -42,6 +46,11 @@ public struct ProximityHolder: Sendable {
     public let consent: any ConsentPrompt
     /// How often timeouts are checked.
     public var tickInterval: Duration = .milliseconds(500)
+    /// Opens an L2CAP listener for a session in peripheral-server mode: its PSM goes into
+    /// the engagement (key 21) and the PSM characteristic, and a reader that connects to it
+    /// exchanges framed messages there instead of GATT chunks. Nil: GATT only. When it throws
+    /// (a kernel without Bluetooth sockets), the session offers GATT only.
+    public var l2capListener: (@Sendable () throws -> any MdocL2CAPListener)?
 
     /// Peripheral-server mode only.
     public init(
@@ -74,6 +83,9 @@ public struct ProximityHolder: Sendable {
         case centralFailed(any Error)
         case central(MdocGattClientEvent)
         case identRead(Result<[UInt8]?, any Error>)
+        case l2capConnected(any MdocL2CAPChannel)
+        case l2capMessage([UInt8])
+        case l2capClosed(protocolError: BLETransportError?)
         case decided(ConsentDecision)
         case tick
     }
@@ -86,6 +98,16 @@ public struct ProximityHolder: Sendable {
         progress: @escaping @Sendable (TransferProgress) -> Void = { _ in }
     ) async throws -> ProximitySessionResult {
         let eDeviceKey = try PrivateKey.generate(.p256)
+        var l2capUnavailable: String?
+        var listener: (any MdocL2CAPListener)?
+        if server != nil, let open = l2capListener {
+            do {
+                listener = try open()
+            } catch {
+                l2capUnavailable = "\(error)"
+            }
+        }
+        defer { listener?.close() }
         let peripheralUUID = server == nil ? nil : BLEUUID(bytes: SecureRandom.bytes(16))!
         let centralUUID = centralClient == nil ? nil : BLEUUID(bytes: SecureRandom.bytes(16))!
         let engagement = DeviceEngagement(
@@ -95,11 +117,16 @@ public struct ProximityHolder: Sendable {
                     version: 1,
                     BleOptions(
                         peripheralServerMode: peripheralUUID != nil, centralClientMode: centralUUID != nil,
-                        peripheralServerUUID: peripheralUUID?.bytes, centralClientUUID: centralUUID?.bytes))
+                        peripheralServerUUID: peripheralUUID?.bytes, centralClientUUID: centralUUID?.bytes,
+                        l2capPSM: listener.map { UInt64($0.psm) }))
             ])
         var holder = HolderSession(
             engagement: engagement, eDeviceKey: eDeviceKey, credentials: credentials, configuration: configuration)
         var result = ProximitySessionResult(engagement: engagement, responsesSent: 0, records: [])
+        result.l2capUnavailable = l2capUnavailable
+        // The L2CAP channel, once a reader connected to it; then GATT carries nothing more.
+        var l2cap: L2CAPMessageChannel?
+        var l2capDone = false
         // The BLE session of the mode in use; with one mode offered it is chosen at once.
         var ble: BLESession?
         var mode: ProximityMode?
@@ -126,7 +153,7 @@ public struct ProximityHolder: Sendable {
             centralTask?.cancel()
         }
         if let server, let peripheralUUID {
-            let events = try await server.start(serviceUUID: peripheralUUID)
+            let events = try await server.start(serviceUUID: peripheralUUID, l2capPSM: listener?.psm)
             tasks.append(
                 Task {
                     for await event in events { continuation.yield(.gatt(event)) }
@@ -144,6 +171,12 @@ public struct ProximityHolder: Sendable {
                     if !Task.isCancelled { continuation.yield(.centralFailed(error)) }
                 }
             }
+        }
+        if let listener {
+            tasks.append(
+                Task {
+                    if let channel = try? await listener.accept() { continuation.yield(.l2capConnected(channel)) }
+                })
         }
         if server == nil { try choose(.centralClient) } else if centralClient == nil { try choose(.peripheralServer) }
         tasks.append(
@@ -169,6 +202,7 @@ public struct ProximityHolder: Sendable {
         loop: for await input in inputs {
             switch input {
             case .gatt(let event):
+                guard l2cap == nil else { break }
                 if mode == nil {
                     // A reader came to our GATT service first: stop scanning for its.
                     try choose(.peripheralServer)
@@ -223,6 +257,53 @@ public struct ProximityHolder: Sendable {
                 case .notified(.client2Server, _): break
                 case .disconnected: feed(.disconnected)
                 }
+            case .l2capConnected(let channel):
+                // Only before a GATT session started: a reader uses one or the other.
+                guard l2cap == nil, mode != .centralClient, ble.map({ !$0.hasStarted }) ?? true else {
+                    channel.close()
+                    break
+                }
+                if mode == nil {
+                    try choose(.peripheralServer)
+                    centralTask?.cancel()
+                    await centralClient?.disconnect()
+                }
+                let messages = L2CAPMessageChannel(channel: channel, maximumMessageSize: configuration.maxMessageSize)
+                l2cap = messages
+                result.overL2CAP = true
+                tasks.append(
+                    Task {
+                        while true {
+                            do {
+                                continuation.yield(.l2capMessage(try await messages.receive()))
+                            } catch let error as BLETransportError {
+                                continuation.yield(.l2capClosed(protocolError: error))
+                                return
+                            } catch {
+                                continuation.yield(.l2capClosed(protocolError: nil))
+                                return
+                            }
+                        }
+                    })
+            case .l2capMessage(let message):
+                guard !l2capDone else { break }
+                if message.isEmpty {
+                    // A zero-length frame: the reader ends the session.
+                    l2capDone = true
+                    result.transportEnd = .readerEnded
+                    holderOutputs += holder.transportClosed()
+                } else {
+                    holderOutputs += holder.receive(message, at: Date())
+                }
+            case .l2capClosed(let protocolError):
+                guard !l2capDone else { break }
+                l2capDone = true
+                if let protocolError {
+                    result.transportEnd = .protocolError(protocolError)
+                } else {
+                    result.transportEnd = holder.responsesSent > 0 ? .disconnectedAfterResponse : .disconnected
+                }
+                holderOutputs += holder.transportClosed()
             case .decided(let decision):
                 holderOutputs += holder.consent(decision)
             case .tick:
@@ -233,7 +314,20 @@ public struct ProximityHolder: Sendable {
             while !bleOutputs.isEmpty || !holderOutputs.isEmpty {
                 while !holderOutputs.isEmpty {
                     switch holderOutputs.removeFirst() {
-                    case .send(let bytes): feed(.send(bytes))
+                    case .send(let bytes):
+                        if let l2cap {
+                            do {
+                                try await l2cap.send(bytes)
+                            } catch {
+                                if !l2capDone {
+                                    l2capDone = true
+                                    result.transportEnd = .disconnected
+                                    holderOutputs += holder.transportClosed()
+                                }
+                            }
+                        } else {
+                            feed(.send(bytes))
+                        }
                     case .consentNeeded(let request):
                         let prompt = consent
                         consentTask = Task {
@@ -246,7 +340,16 @@ public struct ProximityHolder: Sendable {
                         result.holderEnd = reason
                         // The reader ended (status 20): it will disconnect; otherwise the
                         // queued SessionData drains and State 0x02 follows.
-                        if reason != .readerEnded { feed(.end) }
+                        if let l2cap {
+                            // No State on L2CAP: the holder ends by closing the channel.
+                            if !l2capDone {
+                                l2capDone = true
+                                result.transportEnd = reason == .readerEnded ? .readerEnded : .holderEnded
+                                await l2cap.close()
+                            }
+                        } else if reason != .readerEnded {
+                            feed(.end)
+                        }
                     }
                 }
                 if !bleOutputs.isEmpty {
@@ -276,11 +379,15 @@ public struct ProximityHolder: Sendable {
                     }
                 }
             }
-            if ble?.isEnded == true || (holder.isEnded && (result.holderEnd == .readerEnded || ble == nil)) {
+            if l2capDone || (l2cap == nil && ble?.isEnded == true)
+                || (holder.isEnded && (result.holderEnd == .readerEnded || ble == nil))
+            {
                 break loop
             }
         }
         result.responsesSent = holder.responsesSent
+        await l2cap?.close()
+        listener?.close()
         centralTask?.cancel()
         await server?.stop()
         await centralClient?.disconnect()

@@ -4,6 +4,7 @@ import BlueZ
 import Consent
 import Foundation
 import ISO18013
+import L2CAP
 import MdocCrypto
 import Presentation
 import Proximity
@@ -31,6 +32,13 @@ struct PresentCommand: AsyncParsableCommand {
                 + "the holder scans for it and checks its Ident) or both (whichever the reader uses).",
             valueName: "peripheral|central|both"))
     var mode: PresentMode = .peripheral
+
+    @Flag(
+        help: ArgumentHelp(
+            "In peripheral-server mode, also offer an L2CAP channel (engagement key 21 and the PSM characteristic); "
+                + "a reader that supports it exchanges messages there. Without Bluetooth sockets in the kernel, "
+                + "GATT only, with a warning."))
+    var l2cap = false
 
     @Option(
         name: .customLong("qr"),
@@ -84,15 +92,17 @@ struct PresentCommand: AsyncParsableCommand {
         let centralClient =
             mode.offers(.centralClient) ? BlueZMdocGattClient(client: client, adapter: adapter) : nil
         let configuration = HolderConfiguration(readerTrustAnchors: anchors, untrustedReaders: policy)
+        let l2capListener = openL2CAP()
         while true {
             let credentials = try wallet.presentableCredentials()
             guard !credentials.isEmpty else {
                 throw WalletCLIError(
                     "no valid credential in the store: import one with `mdoc-holder credentials import`")
             }
-            let holder = ProximityHolder(
+            var holder = ProximityHolder(
                 server: server, centralClient: centralClient, credentials: credentials, configuration: configuration,
                 consent: prompt)
+            holder.l2capListener = l2capListener
             let result = try await holder.runSession(
                 showEngagement: { engagement in
                     Self.show(engagement, outputs: outputs, uriOnStdout: uriOnStdout)
@@ -108,6 +118,23 @@ struct PresentCommand: AsyncParsableCommand {
                 return
             }
         }
+    }
+
+    /// With --l2cap, how each session listens; nil (after a warning) when L2CAP cannot work here.
+    func openL2CAP() -> (@Sendable () throws -> any MdocL2CAPListener)? {
+        guard l2cap else { return nil }
+        guard mode.offers(.peripheralServer) else {
+            WalletCLI.warn("mdoc-holder: --l2cap applies to peripheral-server mode; not offered with --mode \(mode)")
+            return nil
+        }
+        do {
+            // A first listener tells whether the kernel has L2CAP sockets at all.
+            try L2CAPListener().close()
+        } catch {
+            WalletCLI.warn("mdoc-holder: L2CAP not offered, GATT only: \(error)")
+            return nil
+        }
+        return { try L2CAPListener() }
     }
 
     static func show(_ engagement: DeviceEngagement, outputs: [EngagementCommand.QROutput], uriOnStdout: Bool) {
@@ -132,7 +159,8 @@ struct PresentCommand: AsyncParsableCommand {
         }
         var waits: [String] = []
         if let uuid = engagement.bleOptions?.peripheralServerUUID.flatMap({ BLEUUID(bytes: $0) }) {
-            waits.append("serving mdoc service \(uuid) (peripheral-server mode)")
+            let psm = engagement.bleOptions?.l2capPSM.map { ", L2CAP PSM \($0)" } ?? ""
+            waits.append("serving mdoc service \(uuid) (peripheral-server mode\(psm))")
         }
         if let uuid = engagement.bleOptions?.centralClientUUID.flatMap({ BLEUUID(bytes: $0) }) {
             waits.append("scanning for a reader serving \(uuid) (central-client mode)")
@@ -150,7 +178,7 @@ struct PresentCommand: AsyncParsableCommand {
             case .notReturned(let reason): parts.append("did not return \(r.docType): \(reason)")
             }
         }
-        let mode = result.mode.map { " over \($0.rawValue) mode" } ?? ""
+        let mode = result.mode.map { " over \($0.rawValue) mode\(result.overL2CAP ? " (L2CAP)" : "")" } ?? ""
         let end = result.holderEnd.map { "\($0)" } ?? result.transportEnd.map { "\($0)" } ?? "ended"
         return "session: \(parts.isEmpty ? "no request" : parts.joined(separator: "; ")) (\(end))\(mode)"
     }

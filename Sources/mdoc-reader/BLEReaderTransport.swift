@@ -9,6 +9,8 @@ enum ReaderLinkEvent: Sendable, Equatable {
     /// One chunk of a holder message (peripheral-server mode: a Server2Client notification;
     /// central-client mode: a Client2Server write).
     case chunk([UInt8])
+    /// A whole holder message (L2CAP: one frame); empty when the holder ends the session.
+    case message([UInt8])
     /// The link is gone.
     case disconnected
 }
@@ -30,6 +32,13 @@ protocol ReaderGattLink: Sendable {
     func sendChunk(_ chunk: [UInt8]) async throws
     /// Unsubscribes and disconnects, or withdraws the service (best effort).
     func close() async
+    /// True when ``sendChunk(_:)`` takes whole messages and events carry whole messages
+    /// (an L2CAP channel frames them itself).
+    var carriesMessages: Bool { get }
+}
+
+extension ReaderGattLink {
+    var carriesMessages: Bool { false }
 }
 
 /// Why the reader's BLE transport failed; each case names the step.
@@ -152,6 +161,14 @@ actor BLEReaderTransport {
 
     /// Sends one message as Client2Server chunks, in order, each awaited.
     func send(_ message: [UInt8]) async throws(BLEReaderError) {
+        if link.carriesMessages {
+            do {
+                try await link.sendChunk(message)
+            } catch {
+                throw .writeFailed(what: "a message on the L2CAP channel", "\(error)")
+            }
+            return
+        }
         var offset = 0
         var index = 0
         let count = fragmenter.chunkCount(forMessageSize: message.count)
@@ -224,6 +241,13 @@ actor BLEReaderTransport {
                 if let message = try assembler.append(chunk) { deliver(.message(message)) }
             } catch {
                 deliver(.failure(.chunkError(error)))
+            }
+        case .message(let message):
+            if !message.isEmpty {
+                deliver(.message(message))
+            } else if !holderHasEnded {
+                holderHasEnded = true
+                deliver(.holderEnded(byState: false))
             }
         case .state(let value):
             // Only 0x02 means anything to the reader; other values are ignored.

@@ -19,6 +19,8 @@ struct BlueZReaderLink: ReaderGattLink {
     let state: RemoteCharacteristic
     let client2Server: RemoteCharacteristic
     let server2Client: RemoteCharacteristic
+    /// The holder's L2CAP PSM characteristic, when it serves one.
+    let l2capPSM: RemoteCharacteristic?
     let mtu: Int
     /// Whether the MTU came from BlueZ (else ``defaultMTU``).
     let mtuReported: Bool
@@ -109,6 +111,7 @@ struct BlueZReaderLink: ReaderGattLink {
         let state = try characteristic("State", uuids.state)
         let client2Server = try characteristic("Client2Server", uuids.client2Server)
         let server2Client = try characteristic("Server2Client", uuids.server2Client)
+        let l2capPSM = mdoc.characteristics.first { $0.uuid.rawValue == uuids.l2capPSM.description }
 
         let reported = await client2Server.mtuValue()
         let mtu = reported.flatMap { $0 >= MessageFragmenter.minimumMTU ? $0 : nil } ?? defaultMTU
@@ -154,7 +157,7 @@ struct BlueZReaderLink: ReaderGattLink {
         }
         return BlueZReaderLink(
             device: device, address: address, state: state, client2Server: client2Server,
-            server2Client: server2Client, mtu: mtu, mtuReported: reported != nil, events: events,
+            server2Client: server2Client, l2capPSM: l2capPSM, mtu: mtu, mtuReported: reported != nil, events: events,
             forwarders: forwarders)
     }
 

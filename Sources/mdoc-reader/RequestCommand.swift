@@ -43,6 +43,12 @@ struct RequestCommand: AsyncParsableCommand {
             valueName: "auto|peripheral|central"))
     var mode: ReaderBLEMode.Choice = .auto
 
+    @Flag(
+        help: ArgumentHelp(
+            "In peripheral-server mode, use the holder's L2CAP channel when it offers one (engagement key 21 or "
+                + "its PSM characteristic); GATT when it does not or the channel cannot be opened."))
+    var l2cap = false
+
     @Option(help: "The document type to request.")
     var doctype = Self.defaultDocType
 
@@ -200,7 +206,7 @@ struct RequestCommand: AsyncParsableCommand {
                 log(
                     "connected to \(gattClient.address); ATT MTU \(gattClient.mtu)"
                         + (gattClient.mtuReported ? "" : " (assumed)"))
-                link = gattClient
+                link = await l2capOrGATT(gattClient, plan: plan, log: log)
             case .centralClient(let serviceUUID):
                 let ident: [UInt8]
                 do {
@@ -224,7 +230,9 @@ struct RequestCommand: AsyncParsableCommand {
         let received: BLEReaderTransport.Received
         do {
             try await transport.start()
-            if case .peripheralServer = plan.mode { log("session started (State 0x01)") }
+            if case .peripheralServer = plan.mode, !transport.link.carriesMessages {
+                log("session started (State 0x01)")
+            }
             try await transport.send(establishment)
             log(
                 "request sent: \(establishment.count) bytes in "
@@ -271,6 +279,25 @@ struct RequestCommand: AsyncParsableCommand {
                 return report(
                     sessionEnded: "the holder ended the session (SessionData status \(status)) without a response")
             }
+        }
+    }
+
+    /// With --l2cap, the holder's L2CAP channel when it offers one and it opens; else `gatt`.
+    private func l2capOrGATT(_ gatt: BlueZReaderLink, plan: Plan, log: @Sendable (String) -> Void) async
+        -> any ReaderGattLink
+    {
+        guard l2cap else { return gatt }
+        guard let psm = await ReaderL2CAPLink.psm(engagement: plan.engagement.bleOptions?.l2capPSM, link: gatt) else {
+            log("the holder offers no L2CAP PSM; using GATT")
+            return gatt
+        }
+        do {
+            let link = try await ReaderL2CAPLink.open(over: gatt, psm: psm, maximumMessageSize: 4 * 1024 * 1024)
+            log("L2CAP channel open to PSM \(psm) (send MTU \(link.sendMTU))")
+            return link
+        } catch {
+            log("L2CAP to PSM \(psm) failed (\(error)); using GATT")
+            return gatt
         }
     }
 

@@ -40,14 +40,14 @@ allow = ["org.iso.18013.5.1:family_name", "org.iso.18013.5.1:given_name", "org.i
 TOML
 
 # present CASE STORE UNTRUSTED_POLICY READER_ARGS...: one holder session and one reader request.
-# The holder offers the BLE mode in $holder_mode (default peripheral).
+# The holder offers the BLE mode in $holder_mode (default peripheral), with $holder_args added.
 present() {
   local case=$1 store=$2 untrusted=$3; shift 3
   local bus="$tmp/bus-$case"
   local address
   address=$(Tests/Support/bluezoo-bus.sh start "$bus") || { ko "$case: BlueZoo did not start"; return 1; }
   DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 120 "$bin/mdoc-holder" present --adapter hci0 --once --qr uri \
-    --mode "${holder_mode:-peripheral}" \
+    --mode "${holder_mode:-peripheral}" ${holder_args:-} \
     --consent "policy:$tmp/policy.toml" --reader-trust Fixtures/pki/reader-ca.pem --untrusted-readers "$untrusted" \
     --store "$store" >"$tmp/$case.holder.out" 2>"$tmp/$case.holder.err" &
   holder_pid=$!
@@ -162,6 +162,15 @@ holder_mode=both present both-central "$tmp/wallet.sqlite" refuse --reader-key F
   --reader-cert Fixtures/pki/reader.pem --element org.iso.18013.5.1:family_name --mode central
 if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] && grep -q "central mode" "$tmp/both-central.holder.err"; then ok
 else ko "both-central: a holder offering both modes serves a reader in central-client mode" "$tmp/both-central.holder.err"; fi
+
+# 7. L2CAP asked for on both sides where the kernel has no Bluetooth sockets (this tier): the
+# holder says so and offers GATT only, the reader finds no PSM and uses GATT.
+holder_args=--l2cap present l2cap-fallback "$tmp/wallet.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem \
+  --reader-cert Fixtures/pki/reader.pem --element org.iso.18013.5.1:family_name --l2cap --verbose
+if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] \
+  && grep -q "L2CAP not offered, GATT only" "$tmp/l2cap-fallback.holder.err" \
+  && grep -q "offers no L2CAP PSM; using GATT" "$tmp/l2cap-fallback.reader.err"; then ok
+else ko "l2cap-fallback: --l2cap without Bluetooth sockets falls back to GATT" "$tmp/l2cap-fallback.holder.err"; fi
 
 echo "bluezoo: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
