@@ -4,6 +4,8 @@ import DBus
 public struct DeviceInfo: Sendable, Equatable {
     public var path: DBusObjectPath
     public var address: String
+    /// `public` or `random` (LE).
+    public var addressType: String?
     public var name: String?
     public var uuids: [BluetoothUUID]
     /// Keys of `ServiceData`.
@@ -15,6 +17,7 @@ public struct DeviceInfo: Sendable, Equatable {
     init(path: DBusObjectPath, properties: [String: DBusValue]) {
         self.path = path
         address = properties["Address"]?.stringValue ?? ""
+        addressType = properties["AddressType"]?.stringValue
         name = properties["Name"]?.stringValue
         uuids = (properties["UUIDs"]?.stringArrayValue ?? []).compactMap(BluetoothUUID.init)
         serviceDataUUIDs =

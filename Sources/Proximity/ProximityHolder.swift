@@ -46,6 +46,10 @@ public struct ProximityHolder: Sendable {
     public let consent: any ConsentPrompt
     /// How often timeouts are checked.
     public var tickInterval: Duration = .milliseconds(500)
+    /// The largest BLE chunk (header byte included) to send, below min(512, ATT MTU - 3):
+    /// for a controller that loses ATT packets larger than its ACL buffers (the VM tier's
+    /// btvirt, as a central). Nil: the standard's size.
+    public var maximumChunkSize: Int?
     /// Opens an L2CAP listener for a session in peripheral-server mode: its PSM goes into
     /// the engagement (key 21) and the PSM characteristic, and a reader that connects to it
     /// exchanges framed messages there instead of GATT chunks. Nil: GATT only. When it throws
@@ -196,6 +200,11 @@ public struct ProximityHolder: Sendable {
 
         func feed(_ event: BLESessionEvent) {
             guard ble != nil else { return }
+            if case .mtuChanged(let mtu) = event, let cap = maximumChunkSize {
+                // A chunk is at most MTU - 3 bytes: an MTU of cap + 3 caps it.
+                bleOutputs += ble!.handle(.mtuChanged(min(mtu, cap + 3)))
+                return
+            }
             bleOutputs += ble!.handle(event)
         }
 

@@ -41,6 +41,13 @@ struct PresentCommand: AsyncParsableCommand {
     var l2cap = false
 
     @Option(
+        name: .customLong("max-chunk-size"),
+        help: ArgumentHelp(
+            "Cap each BLE chunk (header byte included) below min(512, ATT MTU - 3), for a controller that loses "
+                + "larger ATT packets.", valueName: "bytes"))
+    var maxChunkSize: Int?
+
+    @Option(
         name: .customLong("qr"),
         help: ArgumentHelp(
             "How to show each engagement (repeatable): terminal, png:PATH (written atomically), uri (the mdoc: URI alone on standard output).",
@@ -66,6 +73,9 @@ struct PresentCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
+        if let maxChunkSize, maxChunkSize < MessageFragmenter.minimumMTU - 3 {
+            throw ValidationError("--max-chunk-size must be at least \(MessageFragmenter.minimumMTU - 3) bytes")
+        }
         guard let policy = UntrustedReaderPolicy(rawValue: untrustedReaders) else {
             throw ValidationError("--untrusted-readers must be refuse, ask or allow")
         }
@@ -103,6 +113,7 @@ struct PresentCommand: AsyncParsableCommand {
                 server: server, centralClient: centralClient, credentials: credentials, configuration: configuration,
                 consent: prompt)
             holder.l2capListener = l2capListener
+            holder.maximumChunkSize = maxChunkSize
             let result = try await holder.runSession(
                 showEngagement: { engagement in
                     Self.show(engagement, outputs: outputs, uriOnStdout: uriOnStdout)

@@ -16,6 +16,8 @@ struct BlueZReaderLink: ReaderGattLink {
     let device: BlueZDevice
     /// `00:00:00:00:AA:01`.
     let address: String
+    /// Whether BlueZ reports the address as an LE random one.
+    let randomAddress: Bool
     let state: RemoteCharacteristic
     let client2Server: RemoteCharacteristic
     let server2Client: RemoteCharacteristic
@@ -50,7 +52,8 @@ struct BlueZReaderLink: ReaderGattLink {
         } catch {
             throw .discoveryFailed("\(error)")
         }
-        let address = (try? await device.info().address) ?? "\(device.path)"
+        let info = try? await device.info()
+        let address = info?.address ?? "\(device.path)"
 
         log("connecting to \(address)")
         do {
@@ -61,7 +64,9 @@ struct BlueZReaderLink: ReaderGattLink {
         }
 
         do {
-            return try await attach(device: device, address: address, service: service, log: log)
+            return try await attach(
+                device: device, address: address, randomAddress: info?.addressType == "random", service: service,
+                log: log)
         } catch {
             _ = await withDeadline(closeTimeout) { try? await device.disconnect() }
             throw error
@@ -90,7 +95,8 @@ struct BlueZReaderLink: ReaderGattLink {
 
     /// Finds the characteristics on a connected device and subscribes.
     private static func attach(
-        device: BlueZDevice, address: String, service: BluetoothUUID, log: @Sendable (String) -> Void
+        device: BlueZDevice, address: String, randomAddress: Bool, service: BluetoothUUID,
+        log: @Sendable (String) -> Void
     ) async throws(BLEReaderError) -> BlueZReaderLink {
         let services: [RemoteGattService]
         do {
@@ -156,7 +162,7 @@ struct BlueZReaderLink: ReaderGattLink {
             for task in forwarders { task.cancel() }
         }
         return BlueZReaderLink(
-            device: device, address: address, state: state, client2Server: client2Server,
+            device: device, address: address, randomAddress: randomAddress, state: state, client2Server: client2Server,
             server2Client: server2Client, l2capPSM: l2capPSM, mtu: mtu, mtuReported: reported != nil, events: events,
             forwarders: forwarders)
     }

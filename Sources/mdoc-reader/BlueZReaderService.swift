@@ -1,6 +1,7 @@
 import BLETransport
 import BlueZ
 import DBus
+import Synchronization
 
 /// The reader's mdoc service for a holder in mdoc central-client mode, over BlueZ: a GATT
 /// application with State (notify, write without response), Client2Server (write without
@@ -12,6 +13,10 @@ struct BlueZReaderService: ReaderGattLink {
     /// The ATT MTU assumed when BlueZ passes none with the holder's requests (BlueZoo).
     static let defaultMTU = 512
     static let connectionPollInterval: Duration = .milliseconds(500)
+    /// How long the advertisement stays up unanswered before it is registered again: a
+    /// scanner that started after it may otherwise never see it (btvirt reports each
+    /// advertisement once, when scanning or advertising is enabled).
+    static let advertisementCycle: Duration = .seconds(3)
 
     let mtu: Int
     /// Whether the MTU came from BlueZ (else ``defaultMTU``).
@@ -21,7 +26,7 @@ struct BlueZReaderService: ReaderGattLink {
     let events: AsyncStream<ReaderLinkEvent>
     private let adapter: BlueZAdapter
     private let application: GattApplication
-    private let advertisement: AdvertisementRegistration
+    private let advertisement: Advertiser
     private let server2Client: BluetoothUUID
     private let tasks: [Task<Void, Never>]
 
@@ -35,7 +40,7 @@ struct BlueZReaderService: ReaderGattLink {
     /// advertises it, and returns once the holder has started the session (within `timeout`).
     static func open(
         client: BlueZClient, adapter adapterName: String, serviceUUID: BLEUUID, ident: [UInt8], timeout: Duration,
-        log: @Sendable (String) -> Void = { _ in }
+        log: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws(BLEReaderError) -> BlueZReaderService {
         let adapter = try await BlueZReaderLink.poweredAdapter(client: client, name: adapterName)
         let uuids = MdocBLEUUIDs.centralClient
@@ -63,12 +68,13 @@ struct BlueZReaderService: ReaderGattLink {
         } catch {
             throw .serveFailed("registering the mdoc GATT service: \(error)")
         }
-        let advertisement: AdvertisementRegistration
+        let advertisement = Advertiser(
+            adapter: adapter,
+            advertisement: LEAdvertisement(
+                path: "/org/mdocreader/advertisement", serviceUUIDs: [service], localName: "mdoc reader",
+                discoverable: true))
         do {
-            advertisement = try await adapter.register(
-                LEAdvertisement(
-                    path: "/org/mdocreader/advertisement", serviceUUIDs: [service], localName: "mdoc reader",
-                    discoverable: true))
+            try await advertisement.start()
         } catch {
             try? await adapter.unregister(application)
             throw .serveFailed("advertising the mdoc service: \(error)")
@@ -77,11 +83,13 @@ struct BlueZReaderService: ReaderGattLink {
 
         let (events, continuation) = AsyncStream<ReaderLinkEvent>.makeStream()
         let (started, startedContinuation) = AsyncStream<Start>.makeStream()
+        let heard = HeardFlag()
         let forwarder = Task {
             var start = Start()
             var subscribed = false
             var running = false
             for await event in application.events {
+                heard.set()
                 switch event {
                 case .write(let uuid, let value, let request):
                     start.mtu = start.mtu ?? request.mtu
@@ -113,6 +121,15 @@ struct BlueZReaderService: ReaderGattLink {
             continuation.finish()
         }
 
+        let cycler = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: advertisementCycle)
+                if Task.isCancelled || heard.isSet { return }
+                log("no holder yet: advertising again")
+                try? await advertisement.start()
+            }
+        }
+        defer { cycler.cancel() }
         let start: Start? = await withTaskGroup(of: Start?.self) { group in
             group.addTask {
                 for await start in started { return start }
@@ -167,13 +184,40 @@ struct BlueZReaderService: ReaderGattLink {
         await Self.withdraw(adapter: adapter, application: application, advertisement: advertisement)
     }
 
-    private static func withdraw(
-        adapter: BlueZAdapter, application: GattApplication, advertisement: AdvertisementRegistration
-    ) async {
-        _ = await BlueZReaderLink.withDeadline(BlueZReaderLink.closeTimeout) { try? await advertisement.unregister() }
+    private static func withdraw(adapter: BlueZAdapter, application: GattApplication, advertisement: Advertiser) async {
+        _ = await BlueZReaderLink.withDeadline(BlueZReaderLink.closeTimeout) { await advertisement.stop() }
         _ = await BlueZReaderLink.withDeadline(BlueZReaderLink.closeTimeout) {
             try? await adapter.unregister(application)
         }
         application.finish()
+    }
+}
+
+/// Whether the holder has done anything on our service yet.
+private final class HeardFlag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}
+
+/// Our LE advertisement, registered again on demand (``start()`` replaces a registration).
+private actor Advertiser {
+    let adapter: BlueZAdapter
+    let advertisement: LEAdvertisement
+    private var registration: AdvertisementRegistration?
+
+    init(adapter: BlueZAdapter, advertisement: LEAdvertisement) {
+        self.adapter = adapter
+        self.advertisement = advertisement
+    }
+
+    func start() async throws {
+        await stop()
+        registration = try await adapter.register(advertisement)
+    }
+
+    func stop() async {
+        if let registration { try? await registration.unregister() }
+        registration = nil
     }
 }

@@ -31,7 +31,7 @@ struct ReaderL2CAPLink: ReaderGattLink {
     static func open(over gatt: BlueZReaderLink, psm: UInt16, maximumMessageSize: Int) async throws(L2CAPError)
         -> ReaderL2CAPLink
     {
-        let address = try BluetoothDeviceAddress(gatt.address)
+        let address = try BluetoothDeviceAddress(gatt.address, kind: gatt.randomAddress ? .leRandom : .lePublic)
         let socket = try await L2CAPChannel.connect(to: address, psm: psm)
         let channel = L2CAPMessageChannel(channel: socket, maximumMessageSize: maximumMessageSize)
         let (events, continuation) = AsyncStream<ReaderLinkEvent>.makeStream()

@@ -24,7 +24,7 @@ struct CentralClientHolderTests {
     /// when the holder started the session, then ends the way `finish` says.
     static func present(
         _ setup: Setup, ident: ReaderIdent = .right, consent: any ConsentPrompt = ProximityHolderTests.ApproveAll(),
-        configuration: HolderConfiguration? = nil, failAfterWrites: Int? = nil,
+        configuration: HolderConfiguration? = nil, failAfterWrites: Int? = nil, maximumChunkSize: Int? = nil,
         finish: @escaping @Sendable (InMemoryGattClient, inout ReaderSession) async throws -> Void = { _, _ in }
     ) async throws -> (ProximitySessionResult, VerifiedResponse?, InMemoryGattClient) {
         let box = EngagementBox()
@@ -41,6 +41,7 @@ struct CentralClientHolderTests {
             configuration: configuration ?? HolderConfiguration(readerTrustAnchors: [setup.pki.readerCA]),
             consent: consent)
         holder.tickInterval = .milliseconds(50)
+        holder.maximumChunkSize = maximumChunkSize
         async let outcome = holder.runSession(showEngagement: { box.set($0.uri) })
         await link.waitUntilConnected()
         let uri = try #require(box.get())
@@ -115,6 +116,18 @@ struct CentralClientHolderTests {
         #expect(chunks.dropLast().allSatisfy { $0.count == 182 && $0.first == 0x01 })
         #expect(chunks.last?.first == 0x00)
         #expect(chunks.last.map { $0.count <= 182 } == true)
+    }
+
+    @Test func aChunkSizeCapKeepsEveryChunkWithinIt() async throws {
+        let (result, verified, link) = try await Self.present(try Setup(portraitSize: 20_000), maximumChunkSize: 100) {
+            link, _ in
+            await link.readerNotifies(.notified(.state, [0x02]))
+        }
+        #expect(verified?.isValid == true)
+        #expect(result.isSuccess)
+        let chunks = await link.chunkLog
+        #expect(chunks.count > 20_000 / 99)
+        #expect(chunks.dropLast().allSatisfy { $0.count == 100 })
     }
 
     @Test func aDisconnectAfterTheResponseIsASuccess() async throws {
