@@ -155,10 +155,12 @@ public struct BlueZAdapter: Sendable {
 
     /// Scans (LE, filtered by `serviceUUID`) until a device advertising `serviceUUID` (in
     /// its UUIDs or its service data) is known, and returns it. A device BlueZ already
-    /// knows is returned at once. Discovery is stopped before returning.
-    public func discoverDevice(advertising serviceUUID: BluetoothUUID, timeout: Duration = .seconds(30))
-        async throws -> BlueZDevice
-    {
+    /// knows is returned at once. Discovery is restarted every `rescanInterval` until then,
+    /// and stopped before returning.
+    public func discoverDevice(
+        advertising serviceUUID: BluetoothUUID, timeout: Duration = .seconds(30),
+        rescanInterval: Duration = .seconds(4)
+    ) async throws -> BlueZDevice {
         let service = BlueZInterface.service
         let signals = try await bluez {
             try await client.connection.subscribe(anyOf: [
@@ -173,17 +175,35 @@ public struct BlueZAdapter: Sendable {
         try await setDiscoveryFilter(DiscoveryFilter(serviceUUIDs: [serviceUUID], transport: .le))
         try await startDiscovery()
         let adapterPath = path
+        let adapter = self
         let found: Result<DBusObjectPath, any Error>
         do {
             found = .success(
                 try await withTimeout(timeout, "a device advertising \(serviceUUID)") {
-                    for await signal in signals {
-                        if let match = Self.device(in: signal, under: adapterPath, advertising: serviceUUID) {
-                            return match
+                    try await withThrowingTaskGroup(of: DBusObjectPath?.self) { group in
+                        group.addTask {
+                            for await signal in signals {
+                                if let match = Self.device(in: signal, under: adapterPath, advertising: serviceUUID) {
+                                    return match
+                                }
+                            }
+                            try Task.checkCancellation()
+                            throw BlueZError.serviceUnavailable
                         }
+                        group.addTask {
+                            // Scanning again now and then: a controller may report an
+                            // advertiser only when scanning is enabled, and a report that
+                            // came before the kernel entered discovery is not repeated.
+                            while true {
+                                try await Task.sleep(for: rescanInterval)
+                                try? await adapter.stopDiscovery()
+                                try? await adapter.startDiscovery()
+                            }
+                        }
+                        defer { group.cancelAll() }
+                        guard let match = try await group.next() ?? nil else { throw BlueZError.serviceUnavailable }
+                        return match
                     }
-                    try Task.checkCancellation()
-                    throw BlueZError.serviceUnavailable
                 })
         } catch {
             found = .failure(error)
