@@ -2,7 +2,7 @@
 # bluetoothd inside the VM: sourced by lib.sh and guest-tests.sh.
 # BlueZ inside the VM (stage2.sh started bluetoothd with these arguments).
 BTD=/usr/libexec/bluetooth/bluetoothd
-btd_args() { (. /run/bvm/config 2>/dev/null && echo "${BTD_ARGS:--E}") || echo "-E"; }
+btd_args() { echo "${BVM_BTD_ARGS:--E}"; }
 
 # adapters_powered N: true when bluetoothd exports N powered adapters.
 adapters_powered() {
