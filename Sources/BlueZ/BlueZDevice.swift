@@ -12,6 +12,8 @@ public struct DeviceInfo: Sendable, Equatable {
     public var serviceDataUUIDs: [BluetoothUUID]
     public var connected: Bool
     public var servicesResolved: Bool
+    public var paired: Bool
+    public var trusted: Bool
     public var rssi: Int?
 
     init(path: DBusObjectPath, properties: [String: DBusValue]) {
@@ -25,6 +27,8 @@ public struct DeviceInfo: Sendable, Equatable {
             ?? []
         connected = properties["Connected"]?.boolValue ?? false
         servicesResolved = properties["ServicesResolved"]?.boolValue ?? false
+        paired = properties["Paired"]?.boolValue ?? false
+        trusted = properties["Trusted"]?.boolValue ?? false
         rssi = properties["RSSI"]?.integerValue
     }
 
