@@ -167,7 +167,10 @@ struct BlueZReaderService: ReaderGattLink {
                     }
                 })
         }
-        let mtu = start.mtu.flatMap { $0 >= MessageFragmenter.minimumMTU ? $0 : nil }
+        // BlueZ may send our notifications as Multiple Handle Value Notifications, which carry
+        // at most MTU - 5 value bytes (the rest is cut silently); chunks are min(512, MTU - 3),
+        // so cutting them for MTU - 2 keeps them whole (as BlueZMdocGattServer does).
+        let mtu = start.mtu.flatMap { $0 >= MessageFragmenter.minimumMTU + 2 ? $0 - 2 : nil }
         return BlueZReaderService(
             mtu: mtu ?? defaultMTU, mtuReported: mtu != nil, holder: start.holder, events: events, adapter: adapter,
             application: application, advertisement: advertisement, server2Client: server2Client, tasks: tasks)
