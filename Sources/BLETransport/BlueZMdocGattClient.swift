@@ -1,5 +1,6 @@
 import BlueZ
 import DBus
+import L2CAP
 
 /// The holder's GATT client on a BlueZ adapter (mdoc central-client mode): scans for the
 /// reader's service UUID, connects, reads Ident, subscribes to State and Server2Client with
@@ -26,6 +27,8 @@ public actor BlueZMdocGattClient: MdocGattClient {
         let client2Server: RemoteCharacteristic
         let server2Client: RemoteCharacteristic
         let ident: RemoteCharacteristic?
+        let l2capPSM: RemoteCharacteristic?
+        let randomAddress: Bool
         let continuation: AsyncStream<MdocGattClientEvent>.Continuation
         var tasks: [Task<Void, Never>]
         var subscribed = false
@@ -100,6 +103,8 @@ public actor BlueZMdocGattClient: MdocGattClient {
         let client2Server = try require("Client2Server", uuids.client2Server)
         let server2Client = try require("Server2Client", uuids.server2Client)
         let ident = uuids.ident.flatMap(find)
+        let l2capPSM = find(uuids.l2capPSM)
+        let randomAddress = (try? await device.info().addressType) == "random"
         let mtu = (try? await client2Server.mtu()) ?? nil
 
         let (events, continuation) = AsyncStream<MdocGattClientEvent>.makeStream()
@@ -118,7 +123,8 @@ public actor BlueZMdocGattClient: MdocGattClient {
         }
         link = Link(
             device: device, address: address, state: state, client2Server: client2Server,
-            server2Client: server2Client, ident: ident, continuation: continuation, tasks: [watcher])
+            server2Client: server2Client, ident: ident, l2capPSM: l2capPSM, randomAddress: randomAddress,
+            continuation: continuation, tasks: [watcher])
         return MdocGattConnection(mtu: mtu.flatMap { $0 >= MessageFragmenter.minimumMTU ? $0 : nil }, events: events)
     }
 
@@ -126,6 +132,15 @@ public actor BlueZMdocGattClient: MdocGattClient {
         guard let link else { throw MdocGattClientError.notConnected }
         guard let ident = link.ident else { return nil }
         return try await ident.read()
+    }
+
+    public func openL2CAP() async throws -> (any MdocL2CAPChannel)? {
+        guard let link else { throw MdocGattClientError.notConnected }
+        guard let characteristic = link.l2capPSM, let psm = L2CAPPSM.parse(try await characteristic.read()) else {
+            return nil
+        }
+        let address = try BluetoothDeviceAddress(link.address, kind: link.randomAddress ? .leRandom : .lePublic)
+        return try await L2CAPChannel.connect(to: address, psm: psm)
     }
 
     public func subscribe() async throws {

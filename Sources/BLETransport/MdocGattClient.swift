@@ -41,4 +41,12 @@ public protocol MdocGattClient: Sendable {
     func write(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws
     /// Unsubscribes and disconnects (best effort); ends the connection's events.
     func disconnect() async
+    /// Opens an L2CAP channel to the PSM in the reader's L2CAP PSM characteristic; nil when
+    /// the reader serves none. Only after the Ident matched.
+    func openL2CAP() async throws -> (any MdocL2CAPChannel)?
+}
+
+extension MdocGattClient {
+    /// A client without L2CAP: GATT only.
+    public func openL2CAP() async throws -> (any MdocL2CAPChannel)? { nil }
 }

@@ -50,6 +50,10 @@ public struct ProximityHolder: Sendable {
     /// for a controller that loses ATT packets larger than its ACL buffers (the VM tier's
     /// btvirt, as a central). Nil: the standard's size.
     public var maximumChunkSize: Int?
+    /// Central-client mode: use the reader's L2CAP channel when its service has the L2CAP PSM
+    /// characteristic (after the Ident matched); GATT when it has none or the channel does
+    /// not open.
+    public var centralL2CAP = false
     /// Opens an L2CAP listener for a session in peripheral-server mode: its PSM goes into
     /// the engagement (key 21) and the PSM characteristic, and a reader that connects to it
     /// exchanges framed messages there instead of GATT chunks. Nil: GATT only. When it throws
@@ -259,7 +263,7 @@ public struct ProximityHolder: Sendable {
                 case .failure: feed(.identRead(nil))
                 }
             case .central(let event):
-                guard mode == .centralClient else { break }
+                guard mode == .centralClient, l2cap == nil else { break }
                 switch event {
                 case .notified(.state, let value): feed(.stateReceived(value))
                 case .notified(.server2Client, let chunk): feed(.chunkReceived(chunk))
@@ -268,7 +272,7 @@ public struct ProximityHolder: Sendable {
                 }
             case .l2capConnected(let channel):
                 // Only before a GATT session started: a reader uses one or the other.
-                guard l2cap == nil, mode != .centralClient, ble.map({ !$0.hasStarted }) ?? true else {
+                guard l2cap == nil, ble.map({ !$0.hasStarted }) ?? true else {
                     channel.close()
                     break
                 }
@@ -374,6 +378,11 @@ public struct ProximityHolder: Sendable {
                     case .sendState(let state):
                         try? await sendState(state, in: mode)
                     case .readerIdentVerified:
+                        if centralL2CAP, let channel = try? await centralClient?.openL2CAP() {
+                            // The reader's L2CAP channel instead of its GATT characteristics.
+                            continuation.yield(.l2capConnected(channel))
+                            break
+                        }
                         do {
                             try await centralClient?.subscribe()
                             feed(.subscribed)

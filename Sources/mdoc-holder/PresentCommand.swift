@@ -35,9 +35,9 @@ struct PresentCommand: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "In peripheral-server mode, also offer an L2CAP channel (engagement key 21 and the PSM characteristic); "
-                + "a reader that supports it exchanges messages there. Without Bluetooth sockets in the kernel, "
-                + "GATT only, with a warning."))
+            "Use L2CAP: in peripheral-server mode also offer a channel (engagement key 21 and the PSM "
+                + "characteristic), in central-client mode use the reader's when it serves a PSM; GATT otherwise. "
+                + "Without Bluetooth sockets in the kernel, GATT only, with a warning."))
     var l2cap = false
 
     @Option(
@@ -113,6 +113,7 @@ struct PresentCommand: AsyncParsableCommand {
                 server: server, centralClient: centralClient, credentials: credentials, configuration: configuration,
                 consent: prompt)
             holder.l2capListener = l2capListener
+            holder.centralL2CAP = l2cap && mode.offers(.centralClient)
             holder.maximumChunkSize = maxChunkSize
             let result = try await holder.runSession(
                 showEngagement: { engagement in
@@ -133,11 +134,7 @@ struct PresentCommand: AsyncParsableCommand {
 
     /// With --l2cap, how each session listens; nil (after a warning) when L2CAP cannot work here.
     func openL2CAP() -> (@Sendable () throws -> any MdocL2CAPListener)? {
-        guard l2cap else { return nil }
-        guard mode.offers(.peripheralServer) else {
-            WalletCLI.warn("mdoc-holder: --l2cap applies to peripheral-server mode; not offered with --mode \(mode)")
-            return nil
-        }
+        guard l2cap, mode.offers(.peripheralServer) else { return nil }
         do {
             // A first listener tells whether the kernel has L2CAP sockets at all.
             try L2CAPListener().close()

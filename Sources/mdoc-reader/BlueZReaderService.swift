@@ -1,6 +1,7 @@
 import BLETransport
 import BlueZ
 import DBus
+import L2CAP
 import Synchronization
 
 /// The reader's mdoc service for a holder in mdoc central-client mode, over BlueZ: a GATT
@@ -23,6 +24,8 @@ struct BlueZReaderService: ReaderGattLink {
     let mtuReported: Bool
     /// The holder's device object, when BlueZ named it.
     let holder: DBusObjectPath?
+    /// The holder's L2CAP channel to us, when it used the PSM we served instead of GATT.
+    let l2cap: L2CAPMessageChannel?
     let events: AsyncStream<ReaderLinkEvent>
     private let adapter: BlueZAdapter
     private let application: GattApplication
@@ -31,7 +34,7 @@ struct BlueZReaderService: ReaderGattLink {
     private let tasks: [Task<Void, Never>]
 
     /// What the application's events told before the session started.
-    private struct Start: Sendable {
+    fileprivate struct Start: Sendable {
         var mtu: Int?
         var holder: DBusObjectPath?
     }
@@ -40,7 +43,7 @@ struct BlueZReaderService: ReaderGattLink {
     /// advertises it, and returns once the holder has started the session (within `timeout`).
     static func open(
         client: BlueZClient, adapter adapterName: String, serviceUUID: BLEUUID, ident: [UInt8], timeout: Duration,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        l2cap: Bool = false, log: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws(BLEReaderError) -> BlueZReaderService {
         let adapter = try await BlueZReaderLink.poweredAdapter(client: client, name: adapterName)
         let uuids = MdocBLEUUIDs.centralClient
@@ -50,6 +53,19 @@ struct BlueZReaderService: ReaderGattLink {
             let identUUID = uuids.ident.flatMap({ BluetoothUUID($0.description) })
         else { throw .serviceMissing(serviceUUID.description) }
 
+        var listener: L2CAPListener?
+        if l2cap {
+            do {
+                listener = try L2CAPListener()
+            } catch {
+                log("L2CAP not offered, GATT only: \(error)")
+            }
+        }
+        let psmCharacteristic = listener.flatMap { listener in
+            BluetoothUUID(uuids.l2capPSM.description).map {
+                GattCharacteristicDescription(uuid: $0, flags: [.read], value: L2CAPPSM.encode(listener.psm))
+            }
+        }
         let application: GattApplication
         do {
             application = try GattApplication(
@@ -62,7 +78,7 @@ struct BlueZReaderService: ReaderGattLink {
                             GattCharacteristicDescription(uuid: client2Server, flags: [.writeWithoutResponse]),
                             GattCharacteristicDescription(uuid: server2Client, flags: [.notify]),
                             GattCharacteristicDescription(uuid: identUUID, flags: [.read], value: ident),
-                        ])
+                        ] + (psmCharacteristic.map { [$0] } ?? []))
                 ])
             try await adapter.register(application)
         } catch {
@@ -130,25 +146,53 @@ struct BlueZReaderService: ReaderGattLink {
             }
         }
         defer { cycler.cancel() }
-        let start: Start? = await withTaskGroup(of: Start?.self) { group in
+        if let listener { log("serving L2CAP PSM \(listener.psm) too") }
+        // The holder starts the session on our GATT service, or connects to our L2CAP PSM.
+        let outcome: StartOutcome? = await withTaskGroup(of: StartOutcome?.self) { group in
             group.addTask {
-                for await start in started { return start }
+                for await start in started { return .gatt(start) }
                 return nil
+            }
+            if let listener {
+                group.addTask { (try? await listener.accept()).map { .l2cap($0) } }
             }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 return nil
             }
             let first = await group.next() ?? nil
+            listener?.close()
             group.cancelAll()
             return first
         }
-        guard let start else {
+        let start: Start
+        var channel: L2CAPMessageChannel?
+        switch outcome {
+        case .gatt(let s)?:
+            start = s
+        case .l2cap(let socket)?:
+            start = Start()
+            channel = L2CAPMessageChannel(channel: socket, maximumMessageSize: 4 * 1024 * 1024)
+            log("the holder \(socket.peer.map { "\($0)" } ?? "") opened our L2CAP channel")
+        case nil:
             forwarder.cancel()
             await Self.withdraw(adapter: adapter, application: application, advertisement: advertisement)
             throw .holderDidNotStart(seconds: timeout.seconds)
         }
         var tasks = [forwarder]
+        if let channel {
+            tasks.append(
+                Task {
+                    while true {
+                        do {
+                            continuation.yield(.message(try await channel.receive()))
+                        } catch {
+                            continuation.yield(.disconnected)
+                            return
+                        }
+                    }
+                })
+        }
         if let holder = start.holder {
             // BlueZ reports a lost link by `Connected` turning false (or the device object
             // going away).
@@ -172,18 +216,26 @@ struct BlueZReaderService: ReaderGattLink {
         // so cutting them for MTU - 2 keeps them whole (as BlueZMdocGattServer does).
         let mtu = start.mtu.flatMap { $0 >= MessageFragmenter.minimumMTU + 2 ? $0 - 2 : nil }
         return BlueZReaderService(
-            mtu: mtu ?? defaultMTU, mtuReported: mtu != nil, holder: start.holder, events: events, adapter: adapter,
+            mtu: mtu ?? defaultMTU, mtuReported: mtu != nil, holder: start.holder, l2cap: channel, events: events,
+            adapter: adapter,
             application: application, advertisement: advertisement, server2Client: server2Client, tasks: tasks)
     }
 
     func start() async throws {}
 
+    var carriesMessages: Bool { l2cap != nil }
+
     func sendChunk(_ chunk: [UInt8]) async throws {
-        try await application.notify(server2Client, chunk)
+        if let l2cap {
+            try await l2cap.send(chunk)
+        } else {
+            try await application.notify(server2Client, chunk)
+        }
     }
 
     func close() async {
         for task in tasks { task.cancel() }
+        await l2cap?.close()
         await Self.withdraw(adapter: adapter, application: application, advertisement: advertisement)
     }
 
@@ -194,6 +246,12 @@ struct BlueZReaderService: ReaderGattLink {
         }
         application.finish()
     }
+}
+
+/// How the holder started the session.
+private enum StartOutcome: Sendable {
+    case gatt(BlueZReaderService.Start)
+    case l2cap(L2CAPChannel)
 }
 
 /// Whether the holder has done anything on our service yet.

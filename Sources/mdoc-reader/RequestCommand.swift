@@ -45,8 +45,9 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "In peripheral-server mode, use the holder's L2CAP channel when it offers one (engagement key 21 or "
-                + "its PSM characteristic); GATT when it does not or the channel cannot be opened."))
+            "Use L2CAP: in peripheral-server mode the holder's channel when it offers one (engagement key 21 or "
+                + "its PSM characteristic), in central-client mode serve a PSM characteristic and take the holder's "
+                + "channel; GATT when either side cannot."))
     var l2cap = false
 
     @Option(help: "The document type to request.")
@@ -216,10 +217,12 @@ struct RequestCommand: AsyncParsableCommand {
                 }
                 let server = try await BlueZReaderService.open(
                     client: client, adapter: adapter, serviceUUID: serviceUUID, ident: ident, timeout: plan.timeout,
-                    log: log)
-                log(
-                    "the holder\(server.holder.map { " \($0)" } ?? "") subscribed and started the session; "
-                        + "ATT MTU \(server.mtu)\(server.mtuReported ? "" : " (assumed)")")
+                    l2cap: l2cap, log: log)
+                if server.l2cap == nil {
+                    log(
+                        "the holder\(server.holder.map { " \($0)" } ?? "") subscribed and started the session; "
+                            + "ATT MTU \(server.mtu)\(server.mtuReported ? "" : " (assumed)")")
+                }
                 link = server
             }
             transport = try BLEReaderTransport(link: link)

@@ -21,6 +21,9 @@ actor InMemoryGattClient: MdocGattClient {
     private(set) var subscribed = false
     private(set) var disconnected = false
     private(set) var identReads = 0
+    /// The holder's end of the reader's L2CAP channel, when the reader serves a PSM.
+    var l2capChannel: InMemoryL2CAPChannel?
+    private(set) var l2capOpened = false
     /// The scan never finds the reader (for a holder offering both modes).
     var neverFindsReader = false
     private(set) var scanCancelled = false
@@ -58,6 +61,11 @@ actor InMemoryGattClient: MdocGattClient {
             let engagement = try DeviceEngagement(uri: box.get() ?? "")
             return try ISO18013.BLEIdent.compute(eDeviceKeyBytes: engagement.eDeviceKeyBytes)
         }
+    }
+
+    func openL2CAP() async throws -> (any MdocL2CAPChannel)? {
+        l2capOpened = l2capChannel != nil
+        return l2capChannel
     }
 
     func subscribe() async throws {
@@ -135,4 +143,5 @@ actor InMemoryGattClient: MdocGattClient {
 
     func setFailAfterWrites(_ n: Int) { failAfterWrites = n }
     func setNeverFindsReader() { neverFindsReader = true }
+    func setL2CAPChannel(_ channel: InMemoryL2CAPChannel) { l2capChannel = channel }
 }

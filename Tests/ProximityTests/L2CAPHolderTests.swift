@@ -136,4 +136,46 @@ struct L2CAPHolderTests {
         #expect(result.l2capUnavailable == "no AF_BLUETOOTH")
         #expect(result.isSuccess)
     }
+
+    @Test func inCentralClientModeTheHolderUsesTheReadersL2CAPChannel() async throws {
+        let setup = try Setup()
+        let box = EngagementBox()
+        let link = InMemoryGattClient(ident: .of(box))
+        let (holderEnd, readerEnd) = InMemoryL2CAPChannel.pair()
+        await link.setL2CAPChannel(holderEnd)
+        var holder = ProximityHolder(
+            server: nil, centralClient: link, credentials: [setup.credential],
+            configuration: HolderConfiguration(readerTrustAnchors: [setup.pki.readerCA]),
+            consent: ProximityHolderTests.ApproveAll())
+        holder.tickInterval = .milliseconds(50)
+        holder.centralL2CAP = true
+        async let outcome = holder.runSession(showEngagement: { box.set($0.uri) })
+        await link.waitUntilConnected()
+        let engagement = try DeviceEngagement(uri: try #require(box.get()))
+        var reader = try ReaderSession(
+            engagement: engagement, trustAnchors: [setup.pki.iaca],
+            identity: ReaderIdentity(key: setup.pki.readerKey, chain: [setup.pki.reader]))
+        try await readerEnd.send(
+            try L2CAPFraming.frame(try reader.establishment(requesting: [ProximityHolderTests.request])))
+        var decoder = L2CAPMessageDecoder()
+        var verified: VerifiedResponse?
+        receiving: while true {
+            guard let piece = try? await readerEnd.receive() else { break }
+            for message in try decoder.append(piece) {
+                if case .response(let r, _, _) = try reader.receive(message) { verified = r }
+                break receiving
+            }
+        }
+        try await readerEnd.send(try L2CAPFraming.frame(reader.termination()))
+        let result = try await outcome
+        #expect(verified?.isValid == true)
+        #expect(result.mode == .centralClient)
+        #expect(result.overL2CAP)
+        #expect(result.isSuccess)
+        // The Ident was checked first; GATT carried nothing after it.
+        #expect(await link.identReads == 1)
+        #expect(await link.l2capOpened)
+        #expect(await link.subscribed == false)
+        #expect(await link.writeCount == 0)
+    }
 }

@@ -172,5 +172,15 @@ if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] \
   && grep -q "offers no L2CAP PSM; using GATT" "$tmp/l2cap-fallback.reader.err"; then ok
 else ko "l2cap-fallback: --l2cap without Bluetooth sockets falls back to GATT" "$tmp/l2cap-fallback.holder.err"; fi
 
+# 8. The same in central-client mode: the reader cannot listen, serves no PSM characteristic;
+# the holder finds none and uses the reader's GATT characteristics.
+holder_mode=central holder_args=--l2cap present l2cap-central-fallback "$tmp/wallet.sqlite" refuse \
+  --reader-key Fixtures/pki/reader.key.pem --reader-cert Fixtures/pki/reader.pem \
+  --element org.iso.18013.5.1:family_name --mode central --l2cap --verbose
+if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] \
+  && grep -q "L2CAP not offered, GATT only" "$tmp/l2cap-central-fallback.reader.err" \
+  && grep -q "subscribed and started the session" "$tmp/l2cap-central-fallback.reader.err"; then ok
+else ko "l2cap-central-fallback: --l2cap in central-client mode falls back to GATT" "$tmp/l2cap-central-fallback.reader.err"; fi
+
 echo "bluezoo: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
