@@ -31,3 +31,21 @@ start_bluetoothd() {
   for _ in $(seq 1 300); do adapters_powered 2 && return 0; sleep 0.1; done
   return 1
 }
+
+# forget_devices: every adapter forgets every device it knows (RemoveDevice also
+# disconnects), so a case starts without links or cached GATT services left by the last one.
+forget_devices() {
+  local dev adapter
+  for dev in $(busctl --system --list tree org.bluez 2>/dev/null | grep -E '^/org/bluez/hci[0-9]+/dev_[0-9A-F_]+$'); do
+    adapter=${dev%/dev_*}
+    busctl --system call org.bluez "$adapter" org.bluez.Adapter1 RemoveDevice o "$dev" >/dev/null 2>&1 || true
+  done
+}
+
+# links: the devices each adapter is connected to, for diagnostics.
+links() {
+  local dev
+  for dev in $(busctl --system --list tree org.bluez 2>/dev/null | grep -E '^/org/bluez/hci[0-9]+/dev_[0-9A-F_]+$'); do
+    echo "$dev Connected=$(busctl --system get-property org.bluez "$dev" org.bluez.Device1 Connected 2>/dev/null)"
+  done
+}

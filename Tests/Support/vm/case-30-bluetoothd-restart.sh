@@ -35,8 +35,8 @@ uri=$(grep '^mdoc:' "$T/holder.out" | tail -n 1)
 [ "$uri" = "$uri1" ] && echo "info: the same engagement stays valid" || echo "info: the holder showed a fresh engagement"
 run_reader reader "$uri" "${TRUSTED_READER[@]}" --element org.iso.18013.5.1:family_name \
   --element org.iso.18013.5.1:age_over_18
-[ "$READER_EXIT" = 0 ] || fail "a reader gets a verified response after the restart (exit $READER_EXIT)" \
-  "$T/reader.err" "$T/holder.err"
+[ "$READER_EXIT" = 0 ] || { links; fail "a reader gets a verified response after the restart (exit $READER_EXIT)" \
+  "$T/reader.err" "$T/holder.err"; }
 check_json "$T/reader.out" '
 ids = sorted(e["identifier"] for e in r["documents"][0]["elements"])
 assert r["valid"] and ids == ["age_over_18", "family_name"], ids' || fail "the response" "$T/reader.out"

@@ -63,7 +63,9 @@ run_case() {
     echo "  | --- bluetoothd.log (last 15 lines)"
     tail -n 15 /tmp/bluetoothd.log 2>/dev/null | sed 's/^/  | /' || true
   fi
-  # The next case needs bluetoothd with both adapters powered.
+  # The next case starts without links or devices left by this one, with bluetoothd up and
+  # both adapters powered.
+  forget_devices
   if ! pidof bluetoothd >/dev/null || ! adapters_powered 2; then
     echo "  (bluetoothd or an adapter is down after $name: restarting bluetoothd)"
     { stop_bluetoothd && start_bluetoothd; } || echo "  (bluetoothd did not come back)"
