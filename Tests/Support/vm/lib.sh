@@ -91,7 +91,10 @@ start_reader() {
   "$BIN/mdoc-reader" request "$uri" "${READER_ARGS[@]}" "$@" >"$T/$name.out" 2>"$T/$name.err" &
   READER_PID=$!
   track "$READER_PID"
-  wait_line "$T/$name.err" 'scanning on' 30 >/dev/null || return 0
+  wait_line "$T/$name.err" 'scanning on|serving mdoc service' 30 >/dev/null || return 0
+  # Central-client mode: the reader advertises and the holder scans (and the reader
+  # re-advertises by itself); powering hci0 off would cut the holder's scan or link.
+  grep -q 'serving mdoc service' "$T/$name.err" && return 0
   local nudge
   for nudge in 1 2 3 4 5; do
     wait_line "$T/$name.err" 'connecting to|failed|no device' 4 >/dev/null && return 0
