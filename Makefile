@@ -4,7 +4,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PREFIX ?= /usr/local
 
-.PHONY: deps test-deps build test demo bench fuzz fixtures format lint clean install uninstall
+.PHONY: deps test-deps build test demo bench bench-ble fuzz fixtures format lint clean install uninstall
 
 deps:
 	Tests/Support/install-deps.sh build
@@ -27,6 +27,7 @@ test: test-deps
 	Tests/Support/packaging-test.sh .build/debug
 	Tests/Support/service-test.sh .build/debug
 	Tests/Support/kiosk-soak.sh .build/debug
+	Tests/Support/ble-vm-test.sh .build/debug
 
 demo: test-deps
 	$(SWIFT) build
@@ -36,6 +37,14 @@ demo: test-deps
 bench: deps
 	$(SWIFT) build -c release --product mdoc-benchmarks
 	.build/release/mdoc-benchmarks
+
+# BLE through a real bluetoothd in the BlueZ VM (one boot): fd and PropertiesChanged paths beside
+# the Python reference server, wire overhead, process start to QR. Debug builds, as the VM tier.
+bench-ble: test-deps
+	$(SWIFT) build --product mdoc-holder
+	$(SWIFT) build --product mdoc-issuer
+	$(SWIFT) build --product mdoc-ble-benchmarks
+	Tests/Support/ble-vm-bench.sh .build/debug
 
 # Runs the CBOR / SessionEstablishment / DeviceRequest fuzzer for FUZZ_SECONDS (default 60).
 FUZZ_SECONDS ?= 60

@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
 
         // Swift wrappers.
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
@@ -34,6 +35,8 @@ let package = Package(
         .target(name: "QRCode", dependencies: ["CQRencode"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
+        // L2CAP connection-oriented channels over libbluetooth sockets.
+        .target(name: "L2CAP", dependencies: ["CBluetooth"]),
 
         // BlueZ D-Bus client: knows nothing of mdocs.
         .target(name: "BlueZ", dependencies: ["DBus"]),
@@ -46,7 +49,7 @@ let package = Package(
         .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation"]),
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
         // ISO 18013-5 BLE: message framing and the GATT roles, over the BlueZ client.
-        .target(name: "BLETransport", dependencies: ["BlueZ", "DBus"]),
+        .target(name: "BLETransport", dependencies: ["BlueZ", "DBus", "L2CAP"]),
         // The holder's proximity loop: a GATT server seam, BLE framing, the holder engine, consent.
         .target(
             name: "Proximity", dependencies: ["BLETransport", "Presentation", "Consent", "ISO18013", "MdocCrypto"]),
@@ -78,13 +81,13 @@ let package = Package(
             name: "mdoc-holder",
             dependencies: [
                 "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
-                "BLETransport", "BlueZ", "HolderService",
+                "BLETransport", "BlueZ", "L2CAP", "HolderService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-reader",
             dependencies: [
-                "ISO18013", "Presentation", "BlueZ", "BLETransport",
+                "ISO18013", "Presentation", "BlueZ", "BLETransport", "L2CAP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -108,6 +111,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "TestSupport"]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
+        .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport"]),

@@ -70,6 +70,14 @@ public struct BLESession: Sendable {
         return false
     }
 
+    /// Whether the session started (State 0x01) and has not ended.
+    public var hasStarted: Bool {
+        switch state {
+        case .active, .ending: return true
+        case .awaitingIdent, .awaitingStart, .ended: return false
+        }
+    }
+
     /// The outgoing transfer's progress.
     public var progress: TransferProgress { sender.progress }
 

@@ -4,80 +4,103 @@ import DBus
 /// The mdoc service (peripheral-server mode) on a BlueZ adapter: a GATT application with
 /// State, Client2Server and Server2Client under the session's service UUID, and an LE
 /// advertisement of that UUID while it waits. One session at a time; ``stop()`` removes both.
+///
+/// The registrations survive bluetoothd restarting and the adapter going away and coming
+/// back (``GattServerHost`` registers them again). The reader going away is reported as
+/// ``MdocGattEvent/disconnected``: its link going down (`Device1.Connected`, or the device
+/// object removed), BlueZ stopping notifications of Server2Client (the reader unsubscribed,
+/// its client process exited, or its link went down), or bluetoothd stopping mid-session.
 public actor BlueZMdocGattServer: MdocGattServer {
     private let client: BlueZClient
     private let adapterName: String
-    private var adapter: BlueZAdapter?
+    private let notifyVia: NotifyPath
+    private var host: GattServerHost?
     private var application: GattApplication?
-    private var advertisement: AdvertisementRegistration?
-    private var forwarder: Task<Void, Never>?
+    private var forwarders: [Task<Void, Never>] = []
+    private var continuation: AsyncStream<MdocGattEvent>.Continuation?
     private var sessions = 0
+    /// The reader's device object (from BlueZ's request options, or its link coming up).
+    private var peer: DBusObjectPath?
+    /// The reader subscribed or wrote in this session.
+    private var readerSeen = false
+    private var lastMTU: Int?
 
-    public init(client: BlueZClient, adapter: String) {
+    /// How Server2Client and State notifications leave this process.
+    public enum NotifyPath: Sendable {
+        /// `StartNotify`, then a `PropertiesChanged` of `Value` per notification.
+        case propertiesChanged
+        /// `AcquireNotify`: BlueZ hands over a socket, one packet per notification.
+        case acquiredSocket
+    }
+
+    public init(client: BlueZClient, adapter: String, notifyVia: NotifyPath = .propertiesChanged) {
         self.client = client
         self.adapterName = adapter
+        self.notifyVia = notifyVia
     }
 
     public func start(serviceUUID: BLEUUID) async throws -> AsyncStream<MdocGattEvent> {
+        try await start(serviceUUID: serviceUUID, l2capPSM: nil)
+    }
+
+    public func start(serviceUUID: BLEUUID, l2capPSM: UInt16?) async throws -> AsyncStream<MdocGattEvent> {
         await stop()
-        let adapter = try await client.adapter(named: adapterName)
-        try await adapter.powerOn()
-        self.adapter = adapter
         sessions += 1
+        let session = sessions
         let service = try Self.bluetoothUUID(serviceUUID)
+        let acquire = notifyVia == .acquiredSocket
         let app = try GattApplication(
-            path: try DBusObjectPath("/org/mdocholder/session\(sessions)"),
+            path: try DBusObjectPath("/org/mdocholder/session\(session)"),
             services: [
                 GattServiceDescription(
                     uuid: service,
                     characteristics: [
                         GattCharacteristicDescription(
                             uuid: try Self.bluetoothUUID(MdocCharacteristic.state.uuid),
-                            flags: [.notify, .writeWithoutResponse]),
+                            flags: [.notify, .writeWithoutResponse], acquireNotify: acquire),
                         GattCharacteristicDescription(
                             uuid: try Self.bluetoothUUID(MdocCharacteristic.client2Server.uuid),
                             flags: [.writeWithoutResponse]),
                         GattCharacteristicDescription(
-                            uuid: try Self.bluetoothUUID(MdocCharacteristic.server2Client.uuid), flags: [.notify]),
-                    ])
+                            uuid: try Self.bluetoothUUID(MdocCharacteristic.server2Client.uuid), flags: [.notify],
+                            acquireNotify: acquire),
+                    ]
+                        + (try l2capPSM.map {
+                            [
+                                GattCharacteristicDescription(
+                                    uuid: try Self.bluetoothUUID(MdocBLEUUIDs.peripheralServer.l2capPSM),
+                                    flags: [.read],
+                                    value: L2CAPPSM.encode($0))
+                            ]
+                        } ?? []))
             ])
-        try await adapter.register(app)
-        application = app
-        advertisement = try await adapter.register(
-            LEAdvertisement(
-                path: try DBusObjectPath("/org/mdocholder/advertisement\(sessions)"), serviceUUIDs: [service],
+        let host = GattServerHost(
+            client: client, adapter: adapterName, application: app,
+            advertisement: LEAdvertisement(
+                path: try DBusObjectPath("/org/mdocholder/advertisement\(session)"), serviceUUIDs: [service],
                 localName: "mdoc", discoverable: true))
+        // The first session fails when BlueZ is not there; later ones wait for it (a holder
+        // serving readers keeps going across a bluetoothd restart).
+        let hostEvents = try await host.start(waitForBlueZ: session > 1)
+        self.host = host
+        application = app
+        peer = nil
+        readerSeen = false
+        lastMTU = nil
 
         let (stream, continuation) = AsyncStream<MdocGattEvent>.makeStream()
+        self.continuation = continuation
         let characteristics = try Dictionary(
             uniqueKeysWithValues: MdocCharacteristic.allCases.map { (try Self.bluetoothUUID($0.uuid), $0) })
-        forwarder = Task {
-            var lastMTU: Int?
-            func mtu(_ request: GattRequest) {
-                if let m = request.mtu, m != lastMTU {
-                    lastMTU = m
-                    continuation.yield(.mtu(m))
-                }
-            }
-            for await event in app.events {
-                switch event {
-                case .write(let uuid, let value, let request):
-                    guard let c = characteristics[uuid] else { continue }
-                    mtu(request)
-                    continuation.yield(.written(c, value))
-                case .notificationsStarted(let uuid, let request):
-                    guard let c = characteristics[uuid] else { continue }
-                    mtu(request)
-                    continuation.yield(.subscribed(c))
-                case .notificationsStopped(let uuid):
-                    guard let c = characteristics[uuid] else { continue }
-                    continuation.yield(.unsubscribed(c))
-                case .read, .writeAcquired, .writeReleased:
-                    break
-                }
-            }
-            continuation.finish()
-        }
+        forwarders = [
+            Task { [weak self] in
+                for await event in app.events { await self?.applicationEvent(event, characteristics, session) }
+                await self?.finish(session)
+            },
+            Task { [weak self] in
+                for await event in hostEvents { await self?.hostEvent(event, session) }
+            },
+        ]
         return stream
     }
 
@@ -87,13 +110,85 @@ public actor BlueZMdocGattServer: MdocGattServer {
     }
 
     public func stop() async {
-        if let advertisement { try? await advertisement.unregister() }
-        if let application, let adapter { try? await adapter.unregister(application) }
+        for task in forwarders { task.cancel() }
+        forwarders = []
+        if let host {
+            // A reader still connected when the session is over (one that stopped answering)
+            // is let go, so it cannot hold the adapter.
+            if let peer { await host.disconnect(peer) }
+            await host.stop()
+        }
         application?.finish()
-        forwarder?.cancel()
-        advertisement = nil
+        continuation?.finish()
+        continuation = nil
+        host = nil
         application = nil
-        forwarder = nil
+        peer = nil
+    }
+
+    // MARK: - Events
+
+    private func applicationEvent(
+        _ event: GattServerEvent, _ characteristics: [BluetoothUUID: MdocCharacteristic], _ session: Int
+    ) {
+        guard session == sessions, let continuation else { return }
+        switch event {
+        case .write(let uuid, let value, let request):
+            guard let c = characteristics[uuid] else { return }
+            seen(request)
+            continuation.yield(.written(c, value))
+        case .notificationsStarted(let uuid, let request):
+            guard let c = characteristics[uuid] else { return }
+            seen(request)
+            continuation.yield(.subscribed(c))
+        case .notificationsStopped(let uuid):
+            guard let c = characteristics[uuid] else { return }
+            continuation.yield(.unsubscribed(c))
+            // BlueZ stops notifications when the reader unsubscribes, when its client
+            // process goes away, or when the link drops: in every case the session is over.
+            if c == .server2Client { continuation.yield(.disconnected) }
+        case .read, .writeAcquired, .writeReleased:
+            break
+        }
+    }
+
+    private func seen(_ request: GattRequest) {
+        readerSeen = true
+        if let device = request.device { peer = device }
+        if let m = request.mtu.map(Self.usableMTU), m != lastMTU {
+            lastMTU = m
+            continuation?.yield(.mtu(m))
+        }
+    }
+
+    private func hostEvent(_ event: GattHostEvent, _ session: Int) {
+        guard session == sessions, let continuation else { return }
+        switch event {
+        case .deviceConnected(let device):
+            if peer == nil { peer = device }
+        case .deviceDisconnected(let device):
+            if device == peer { continuation.yield(.disconnected) }
+        case .lost:
+            // The link went with bluetoothd or the adapter; a waiting session just waits for
+            // the registrations to come back.
+            if readerSeen { continuation.yield(.disconnected) }
+        case .registered:
+            break
+        }
+    }
+
+    private func finish(_ session: Int) {
+        guard session == sessions else { return }
+        continuation?.finish()
+    }
+
+    /// The MTU to cut chunks for, from the ATT MTU BlueZ reports. BlueZ sends a notification
+    /// as a Multiple Handle Value Notification when the reader supports those (another BlueZ
+    /// does), and then carries at most MTU − 5 value bytes, cutting the rest silently
+    /// (measured in the VM: 510-byte values arrive as 508 at MTU 513, 514 as 512 at MTU 517).
+    /// Chunks are min(512, MTU − 3), so MTU − 2 keeps them whole; never below the ATT minimum.
+    static func usableMTU(_ mtu: Int) -> Int {
+        max(MessageFragmenter.minimumMTU, mtu - 2)
     }
 
     static func bluetoothUUID(_ uuid: BLEUUID) throws -> BluetoothUUID {

@@ -145,6 +145,11 @@ public struct BlueZAdapter: Sendable {
         _ = try await client.call(path, BlueZInterface.adapter, "StopDiscovery")
     }
 
+    /// `RemoveDevice`: BlueZ forgets the device (and disconnects it).
+    public func removeDevice(at devicePath: DBusObjectPath) async throws {
+        _ = try await client.call(path, BlueZInterface.adapter, "RemoveDevice", [.objectPath(devicePath)])
+    }
+
     /// The devices BlueZ knows under this adapter.
     public func devices() async throws -> [DeviceInfo] {
         try await client.managedObjects().compactMap { objectPath, interfaces in
@@ -155,10 +160,13 @@ public struct BlueZAdapter: Sendable {
 
     /// Scans (LE, filtered by `serviceUUID`) until a device advertising `serviceUUID` (in
     /// its UUIDs or its service data) is known, and returns it. A device BlueZ already
-    /// knows is returned at once. Discovery is stopped before returning.
-    public func discoverDevice(advertising serviceUUID: BluetoothUUID, timeout: Duration = .seconds(30))
-        async throws -> BlueZDevice
-    {
+    /// knows as advertising it is returned at once; other known devices that are neither
+    /// connected, paired nor trusted are removed first (see below). Discovery is restarted
+    /// every `rescanInterval` until then, and stopped before returning.
+    public func discoverDevice(
+        advertising serviceUUID: BluetoothUUID, timeout: Duration = .seconds(30),
+        rescanInterval: Duration = .seconds(4)
+    ) async throws -> BlueZDevice {
         let service = BlueZInterface.service
         let signals = try await bluez {
             try await client.connection.subscribe(anyOf: [
@@ -167,23 +175,50 @@ public struct BlueZAdapter: Sendable {
                 .propertiesChanged(sender: service, pathNamespace: path, interface: BlueZInterface.device),
             ])
         }
-        if let known = try await devices().first(where: { $0.advertises(serviceUUID) }) {
-            return BlueZDevice(client: client, path: known.path)
+        let known = try await devices()
+        if let match = known.first(where: { $0.advertises(serviceUUID) }) {
+            return BlueZDevice(client: client, path: match.path)
+        }
+        // BlueZ ignores the service UUIDs a device advertises once it has resolved that
+        // device's GATT services, until it forgets the device (30 s after the link drops):
+        // a device advertising a new UUID (an mdoc holder does, every session) would not be
+        // found. Devices nobody uses or bonded with are forgotten first; BlueZ would drop
+        // them anyway.
+        for stale in known where !stale.connected && !stale.paired && !stale.trusted {
+            try? await removeDevice(at: stale.path)
         }
         try await setDiscoveryFilter(DiscoveryFilter(serviceUUIDs: [serviceUUID], transport: .le))
         try await startDiscovery()
         let adapterPath = path
+        let adapter = self
         let found: Result<DBusObjectPath, any Error>
         do {
             found = .success(
                 try await withTimeout(timeout, "a device advertising \(serviceUUID)") {
-                    for await signal in signals {
-                        if let match = Self.device(in: signal, under: adapterPath, advertising: serviceUUID) {
-                            return match
+                    try await withThrowingTaskGroup(of: DBusObjectPath?.self) { group in
+                        group.addTask {
+                            for await signal in signals {
+                                if let match = Self.device(in: signal, under: adapterPath, advertising: serviceUUID) {
+                                    return match
+                                }
+                            }
+                            try Task.checkCancellation()
+                            throw BlueZError.serviceUnavailable
                         }
+                        group.addTask {
+                            // Scanning again now and then: a controller may report an
+                            // advertiser only when scanning is enabled, and a report that
+                            // came before the kernel entered discovery is not repeated.
+                            while true {
+                                try await Task.sleep(for: rescanInterval)
+                                try? await adapter.stopDiscovery()
+                                try? await adapter.startDiscovery()
+                            }
+                        }
+                        defer { group.cancelAll() }
+                        guard let match = try await group.next() ?? nil else { throw BlueZError.serviceUnavailable }
+                        return match
                     }
-                    try Task.checkCancellation()
-                    throw BlueZError.serviceUnavailable
                 })
         } catch {
             found = .failure(error)

@@ -84,6 +84,10 @@ public struct BlueZClient: Sendable {
 
     // MARK: Helpers for the other types
 
+    func subscribe(anyOf rules: [DBusMatchRule]) async throws -> AsyncStream<DBusMessage> {
+        try await bluez { try await connection.subscribe(anyOf: rules) }
+    }
+
     func call(
         _ path: DBusObjectPath, _ interface: String, _ member: String, _ body: [DBusValue] = [],
         timeout: Duration = .seconds(25)

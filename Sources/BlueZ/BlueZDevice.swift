@@ -4,17 +4,22 @@ import DBus
 public struct DeviceInfo: Sendable, Equatable {
     public var path: DBusObjectPath
     public var address: String
+    /// `public` or `random` (LE).
+    public var addressType: String?
     public var name: String?
     public var uuids: [BluetoothUUID]
     /// Keys of `ServiceData`.
     public var serviceDataUUIDs: [BluetoothUUID]
     public var connected: Bool
     public var servicesResolved: Bool
+    public var paired: Bool
+    public var trusted: Bool
     public var rssi: Int?
 
     init(path: DBusObjectPath, properties: [String: DBusValue]) {
         self.path = path
         address = properties["Address"]?.stringValue ?? ""
+        addressType = properties["AddressType"]?.stringValue
         name = properties["Name"]?.stringValue
         uuids = (properties["UUIDs"]?.stringArrayValue ?? []).compactMap(BluetoothUUID.init)
         serviceDataUUIDs =
@@ -22,6 +27,8 @@ public struct DeviceInfo: Sendable, Equatable {
             ?? []
         connected = properties["Connected"]?.boolValue ?? false
         servicesResolved = properties["ServicesResolved"]?.boolValue ?? false
+        paired = properties["Paired"]?.boolValue ?? false
+        trusted = properties["Trusted"]?.boolValue ?? false
         rssi = properties["RSSI"]?.integerValue
     }
 

@@ -20,8 +20,8 @@ actor SessionManager {
     /// Sessions ended from outside (Cancel, bluetoothd gone): the reason their Ended carries.
     private var endReasons: [UInt64: String] = [:]
     private var endWaiters: [UInt64: [CheckedContinuation<Void, Never>]] = [:]
-    /// One GATT server, on a BlueZ connection of its own, per adapter used.
-    private var servers: [String: BlueZMdocGattServer] = [:]
+    /// One GATT server and one GATT client, on a BlueZ connection of their own, per adapter used.
+    private var links: [String: AdapterLinks] = [:]
     /// A BlueZ connection to check adapter names on.
     private var probe: BlueZClient?
     private var bluetoothWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -47,20 +47,16 @@ actor SessionManager {
     func startProximity(adapter: String, mode: ProximityModeOption) async throws(HolderServiceError) -> (
         UInt64, String
     ) {
-        guard mode == .peripheral else {
-            throw .notSupported(
-                "mode \(mode.rawValue) is not available in this build: use peripheral (mdoc peripheral-server mode)")
-        }
         if stopping { throw .failed("the service is stopping") }
         if let running = adapterSessions[adapter] { throw .busy(adapter: adapter, session: running) }
         let id = allocateID()
         adapterSessions[adapter] = id
         let credentials: [PresentableCredential]
-        let server: BlueZMdocGattServer
+        let links: AdapterLinks
         do {
             credentials = try environment.store.presentableCredentials()
             guard !credentials.isEmpty else { throw HolderServiceError.noCredential }
-            server = try await gattServer(for: adapter)
+            links = try await adapterLinks(for: adapter)
         } catch {
             adapterSessions[adapter] = nil
             if let error = error as? HolderServiceError { throw error }
@@ -72,8 +68,9 @@ actor SessionManager {
             configuration.consentTimeout = timeout + .seconds(5)
         }
         let holder = ProximityHolder(
-            server: UncancelledStopServer(inner: server), credentials: credentials, configuration: configuration,
-            consent: environment.consentPrompt(session: id))
+            server: mode == .central ? nil : UncancelledStopServer(inner: links.server),
+            centralClient: mode == .peripheral ? nil : UncancelledDisconnectClient(inner: links.client),
+            credentials: credentials, configuration: configuration, consent: environment.consentPrompt(session: id))
         let (ready, readyContinuation) = AsyncStream<Result<String, HolderServiceError>>.makeStream()
         let environment = environment
         proximity[id] = Task {
@@ -143,11 +140,11 @@ actor SessionManager {
         }
     }
 
-    /// The GATT server of `adapter`, made the first time the adapter is used. Only adapters
-    /// BlueZ knows get one (names come from callers), so their number stays that of the
-    /// adapters present.
-    private func gattServer(for adapter: String) async throws(HolderServiceError) -> BlueZMdocGattServer {
-        if let server = servers[adapter] { return server }
+    /// The GATT server (peripheral-server mode) and client (central-client mode) of
+    /// `adapter`, made the first time the adapter is used. Only adapters BlueZ knows get them
+    /// (names come from callers), so their number stays that of the adapters present.
+    private func adapterLinks(for adapter: String) async throws(HolderServiceError) -> AdapterLinks {
+        if let existing = links[adapter] { return existing }
         do {
             let probe: BlueZClient
             if let existing = self.probe {
@@ -157,11 +154,13 @@ actor SessionManager {
                 self.probe = probe
             }
             _ = try await probe.adapter(named: adapter)
-            if let server = servers[adapter] { return server }
+            if let existing = links[adapter] { return existing }
             let client = try await BlueZClient.connect(busAddress: environment.configuration.busAddress)
-            let server = BlueZMdocGattServer(client: client, adapter: adapter)
-            servers[adapter] = server
-            return server
+            let made = AdapterLinks(
+                server: BlueZMdocGattServer(client: client, adapter: adapter),
+                client: BlueZMdocGattClient(client: client, adapter: adapter))
+            links[adapter] = made
+            return made
         } catch {
             throw .bluetooth("cannot use \(adapter): \(error)")
         }
@@ -288,6 +287,35 @@ actor SessionManager {
 
     private func wake(_ token: UInt64) {
         bluetoothWaiters.removeValue(forKey: token)?.resume()
+    }
+}
+
+/// The BlueZ links of one adapter.
+struct AdapterLinks: Sendable {
+    let server: BlueZMdocGattServer
+    let client: BlueZMdocGattClient
+}
+
+/// Disconnects the GATT client from a task of its own, for the same reason as
+/// ``UncancelledStopServer``: a cancelled session still lets the reader go.
+struct UncancelledDisconnectClient: MdocGattClient {
+    let inner: BlueZMdocGattClient
+
+    func connect(serviceUUID: BLEUUID) async throws -> MdocGattConnection {
+        try await inner.connect(serviceUUID: serviceUUID)
+    }
+
+    func readIdent() async throws -> [UInt8]? { try await inner.readIdent() }
+
+    func subscribe() async throws { try await inner.subscribe() }
+
+    func write(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
+        try await inner.write(characteristic, value)
+    }
+
+    func disconnect() async {
+        let inner = inner
+        await Task { await inner.disconnect() }.value
     }
 }
 

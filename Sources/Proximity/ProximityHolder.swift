@@ -13,6 +13,12 @@ public struct ProximitySessionResult: Sendable {
     public var holderEnd: TerminationReason?
     public var responsesSent: Int
     public var records: [PresentationRecord]
+    /// The BLE mode the reader used; nil when no reader came.
+    public var mode: ProximityMode?
+    /// The reader used the L2CAP channel (peripheral-server mode) instead of GATT messages.
+    public var overL2CAP = false
+    /// Why L2CAP was not offered although asked for (GATT was used).
+    public var l2capUnavailable: String?
 
     /// A presentation happened: at least one response went out and nothing failed before
     /// it was delivered.
@@ -25,88 +31,201 @@ public struct ProximitySessionResult: Sendable {
     }
 }
 
-/// The holder's proximity loop in mdoc peripheral-server mode: a fresh engagement, the GATT
-/// service, the BLE framing, the holder engine and the consent prompt, until the session
-/// ends. One instance serves one session at a time.
+/// The holder's proximity loop: a fresh engagement, the BLE link in the modes it offers
+/// (mdoc peripheral-server: our GATT service; mdoc central-client: the reader's), the BLE
+/// framing, the holder engine and the consent prompt, until the session ends. With both
+/// modes offered, the first reader to show up on either decides and the other is closed.
+/// One instance serves one session at a time.
 public struct ProximityHolder: Sendable {
-    public let server: any MdocGattServer
+    /// Peripheral-server mode, when offered.
+    public let server: (any MdocGattServer)?
+    /// Central-client mode, when offered.
+    public let centralClient: (any MdocGattClient)?
     public let credentials: [PresentableCredential]
     public let configuration: HolderConfiguration
     public let consent: any ConsentPrompt
     /// How often timeouts are checked.
     public var tickInterval: Duration = .milliseconds(500)
+    /// The largest BLE chunk (header byte included) to send, below min(512, ATT MTU - 3):
+    /// for a controller that loses ATT packets larger than its ACL buffers (the VM tier's
+    /// btvirt, as a central). Nil: the standard's size.
+    public var maximumChunkSize: Int?
+    /// Central-client mode: use the reader's L2CAP channel when its service has the L2CAP PSM
+    /// characteristic (after the Ident matched); GATT when it has none or the channel does
+    /// not open.
+    public var centralL2CAP = false
+    /// Opens an L2CAP listener for a session in peripheral-server mode: its PSM goes into
+    /// the engagement (key 21) and the PSM characteristic, and a reader that connects to it
+    /// exchanges framed messages there instead of GATT chunks. Nil: GATT only. When it throws
+    /// (a kernel without Bluetooth sockets), the session offers GATT only.
+    public var l2capListener: (@Sendable () throws -> any MdocL2CAPListener)?
 
+    /// Peripheral-server mode only.
     public init(
         server: any MdocGattServer, credentials: [PresentableCredential], configuration: HolderConfiguration,
         consent: any ConsentPrompt
     ) {
+        self.init(
+            server: server, centralClient: nil, credentials: credentials, configuration: configuration,
+            consent: consent)
+    }
+
+    /// The modes whose link is given; at least one must be.
+    public init(
+        server: (any MdocGattServer)?, centralClient: (any MdocGattClient)?, credentials: [PresentableCredential],
+        configuration: HolderConfiguration, consent: any ConsentPrompt
+    ) {
+        precondition(server != nil || centralClient != nil, "ProximityHolder needs a GATT server or client")
         self.server = server
+        self.centralClient = centralClient
         self.credentials = credentials
         self.configuration = configuration
         self.consent = consent
     }
 
-    /// Inputs of the loop, from the GATT server, the consent prompt and the clock.
+    /// Inputs of the loop, from the links, the consent prompt and the clock.
     private enum Input: Sendable {
         case gatt(MdocGattEvent)
+        case gattClosed
+        case centralConnected(MdocGattConnection)
+        case centralFailed(any Error)
+        case central(MdocGattClientEvent)
+        case identRead(Result<[UInt8]?, any Error>)
+        case l2capConnected(any MdocL2CAPChannel)
+        case l2capMessage([UInt8])
+        case l2capClosed(protocolError: BLETransportError?)
         case decided(ConsentDecision)
         case tick
-        case gattClosed
     }
 
     /// Runs one session. `showEngagement` gets the engagement (to print its QR code) before
-    /// the service is registered; `progress` gets the outgoing transfer's progress;
-    /// `observer` gets the session's milestones (``ProximitySessionEvent``) as they happen.
+    /// the service is registered or the scan starts; `progress` gets the outgoing transfer's
+    /// progress; `observer` gets the session's milestones (``ProximitySessionEvent``) as they
+    /// happen.
     public func runSession(
         showEngagement: @Sendable (DeviceEngagement) -> Void,
         progress: @escaping @Sendable (TransferProgress) -> Void = { _ in },
         observer: @escaping @Sendable (ProximitySessionEvent) -> Void = { _ in }
     ) async throws -> ProximitySessionResult {
         let eDeviceKey = try PrivateKey.generate(.p256)
-        let serviceUUID = BLEUUID(bytes: SecureRandom.bytes(16))!
+        var l2capUnavailable: String?
+        var listener: (any MdocL2CAPListener)?
+        if server != nil, let open = l2capListener {
+            do {
+                listener = try open()
+            } catch {
+                l2capUnavailable = "\(error)"
+            }
+        }
+        defer { listener?.close() }
+        let peripheralUUID = server == nil ? nil : BLEUUID(bytes: SecureRandom.bytes(16))!
+        let centralUUID = centralClient == nil ? nil : BLEUUID(bytes: SecureRandom.bytes(16))!
         let engagement = DeviceEngagement(
             eDeviceKey: eDeviceKey.publicKey,
             retrievalMethods: [
                 .ble(
                     version: 1,
                     BleOptions(
-                        peripheralServerMode: true, centralClientMode: false, peripheralServerUUID: serviceUUID.bytes))
+                        peripheralServerMode: peripheralUUID != nil, centralClientMode: centralUUID != nil,
+                        peripheralServerUUID: peripheralUUID?.bytes, centralClientUUID: centralUUID?.bytes,
+                        l2capPSM: listener.map { UInt64($0.psm) }))
             ])
         var holder = HolderSession(
             engagement: engagement, eDeviceKey: eDeviceKey, credentials: credentials, configuration: configuration)
-        var ble = try BLESession(mode: .peripheralServer, maximumMessageSize: configuration.maxMessageSize)
         var result = ProximitySessionResult(engagement: engagement, responsesSent: 0, records: [])
+        result.l2capUnavailable = l2capUnavailable
+        // The L2CAP channel, once a reader connected to it; then GATT carries nothing more.
+        var l2cap: L2CAPMessageChannel?
+        var l2capDone = false
+        // The BLE session of the mode in use; with one mode offered it is chosen at once.
+        var ble: BLESession?
+        var mode: ProximityMode?
+        func choose(_ chosen: ProximityMode) throws {
+            switch chosen {
+            case .peripheralServer:
+                ble = try BLESession(mode: .peripheralServer, maximumMessageSize: configuration.maxMessageSize)
+            case .centralClient:
+                let ident = try ISO18013.BLEIdent.compute(eDeviceKeyBytes: engagement.eDeviceKeyBytes)
+                ble = try BLESession(
+                    mode: .centralClient(expectedIdent: BLETransport.BLEIdent(bytes: ident)!),
+                    maximumMessageSize: configuration.maxMessageSize)
+            }
+            mode = chosen
+            result.mode = chosen
+        }
 
         showEngagement(engagement)
-        let events = try await server.start(serviceUUID: serviceUUID)
-        observer(.advertising(engagement))
         let (inputs, continuation) = AsyncStream<Input>.makeStream()
-        let forwarder = Task {
-            for await event in events { continuation.yield(.gatt(event)) }
-            continuation.yield(.gattClosed)
+        var tasks: [Task<Void, Never>] = []
+        var centralTask: Task<Void, Never>?
+        defer {
+            for task in tasks { task.cancel() }
+            centralTask?.cancel()
         }
-        let ticker = Task { [tickInterval] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: tickInterval)
-                continuation.yield(.tick)
+        if let server, let peripheralUUID {
+            let events = try await server.start(serviceUUID: peripheralUUID, l2capPSM: listener?.psm)
+            tasks.append(
+                Task {
+                    for await event in events { continuation.yield(.gatt(event)) }
+                    continuation.yield(.gattClosed)
+                })
+        }
+        if let centralClient, let centralUUID {
+            centralTask = Task {
+                do {
+                    let connection = try await centralClient.connect(serviceUUID: centralUUID)
+                    continuation.yield(.centralConnected(connection))
+                    for await event in connection.events { continuation.yield(.central(event)) }
+                    continuation.yield(.central(.disconnected))
+                } catch {
+                    if !Task.isCancelled { continuation.yield(.centralFailed(error)) }
+                }
             }
         }
-        var consentTask: Task<Void, Never>?
-        defer {
-            forwarder.cancel()
-            ticker.cancel()
-            consentTask?.cancel()
+        if let listener {
+            tasks.append(
+                Task {
+                    if let channel = try? await listener.accept() { continuation.yield(.l2capConnected(channel)) }
+                })
         }
+        if server == nil { try choose(.centralClient) } else if centralClient == nil { try choose(.peripheralServer) }
+        observer(.advertising(engagement))
+        tasks.append(
+            Task { [tickInterval] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: tickInterval)
+                    continuation.yield(.tick)
+                }
+            })
+        var consentTask: Task<Void, Never>?
+        defer { consentTask?.cancel() }
 
         // Work queues: BLE outputs to carry out, engine outputs to route.
         var bleOutputs: [BLESessionOutput] = []
         var holderOutputs: [HolderOutput] = []
+        var failure: (any Error)?
 
-        func feed(_ event: BLESessionEvent) { bleOutputs += ble.handle(event) }
+        func feed(_ event: BLESessionEvent) {
+            guard ble != nil else { return }
+            if case .mtuChanged(let mtu) = event, let cap = maximumChunkSize {
+                // A chunk is at most MTU - 3 bytes: an MTU of cap + 3 caps it.
+                bleOutputs += ble!.handle(.mtuChanged(min(mtu, cap + 3)))
+                return
+            }
+            bleOutputs += ble!.handle(event)
+        }
 
         loop: for await input in inputs {
             switch input {
             case .gatt(let event):
+                guard l2cap == nil else { break }
+                if mode == nil {
+                    // A reader came to our GATT service first: stop scanning for its.
+                    try choose(.peripheralServer)
+                    centralTask?.cancel()
+                    await centralClient?.disconnect()
+                }
+                guard mode == .peripheralServer else { break }
                 switch event {
                 case .mtu(let mtu): feed(.mtuChanged(mtu))
                 case .subscribed(.server2Client): feed(.subscribed)
@@ -117,19 +236,115 @@ public struct ProximityHolder: Sendable {
                 case .written(.server2Client, _): break
                 case .disconnected: feed(.disconnected)
                 }
+            case .gattClosed:
+                if mode == .peripheralServer { feed(.disconnected) }
+            case .centralConnected(let connection):
+                if mode == nil {
+                    // We reached the reader's service first: stop serving ours.
+                    try choose(.centralClient)
+                    await server?.stop()
+                }
+                guard mode == .centralClient, let centralClient else { break }
+                if let mtu = connection.mtu { feed(.mtuChanged(mtu)) }
+                tasks.append(
+                    Task {
+                        do {
+                            continuation.yield(.identRead(.success(try await centralClient.readIdent())))
+                        } catch {
+                            continuation.yield(.identRead(.failure(error)))
+                        }
+                    })
+            case .centralFailed(let error):
+                // Scanning or connecting failed for good: with no other mode, so does the session.
+                if mode == .centralClient || server == nil {
+                    failure = error
+                    break loop
+                }
+            case .identRead(let read):
+                switch read {
+                case .success(let value): feed(.identRead(value))
+                case .failure: feed(.identRead(nil))
+                }
+            case .central(let event):
+                guard mode == .centralClient, l2cap == nil else { break }
+                switch event {
+                case .notified(.state, let value): feed(.stateReceived(value))
+                case .notified(.server2Client, let chunk): feed(.chunkReceived(chunk))
+                case .notified(.client2Server, _): break
+                case .disconnected: feed(.disconnected)
+                }
+            case .l2capConnected(let channel):
+                // Only before a GATT session started: a reader uses one or the other.
+                guard l2cap == nil, ble.map({ !$0.hasStarted }) ?? true else {
+                    channel.close()
+                    break
+                }
+                if mode == nil {
+                    try choose(.peripheralServer)
+                    centralTask?.cancel()
+                    await centralClient?.disconnect()
+                }
+                let messages = L2CAPMessageChannel(channel: channel, maximumMessageSize: configuration.maxMessageSize)
+                l2cap = messages
+                result.overL2CAP = true
+                observer(.readerConnected)
+                tasks.append(
+                    Task {
+                        while true {
+                            do {
+                                continuation.yield(.l2capMessage(try await messages.receive()))
+                            } catch let error as BLETransportError {
+                                continuation.yield(.l2capClosed(protocolError: error))
+                                return
+                            } catch {
+                                continuation.yield(.l2capClosed(protocolError: nil))
+                                return
+                            }
+                        }
+                    })
+            case .l2capMessage(let message):
+                guard !l2capDone else { break }
+                if message.isEmpty {
+                    // A zero-length frame: the reader ends the session.
+                    l2capDone = true
+                    result.transportEnd = .readerEnded
+                    holderOutputs += holder.transportClosed()
+                } else {
+                    holderOutputs += holder.receive(message, at: Date())
+                }
+            case .l2capClosed(let protocolError):
+                guard !l2capDone else { break }
+                l2capDone = true
+                if let protocolError {
+                    result.transportEnd = .protocolError(protocolError)
+                } else {
+                    result.transportEnd = holder.responsesSent > 0 ? .disconnectedAfterResponse : .disconnected
+                }
+                holderOutputs += holder.transportClosed()
             case .decided(let decision):
                 holderOutputs += holder.consent(decision)
             case .tick:
                 holderOutputs += holder.tick(at: Date())
-            case .gattClosed:
-                feed(.disconnected)
             }
 
             // Carry out everything the two state machines asked for, until both are quiet.
             while !bleOutputs.isEmpty || !holderOutputs.isEmpty {
                 while !holderOutputs.isEmpty {
                     switch holderOutputs.removeFirst() {
-                    case .send(let bytes): feed(.send(bytes))
+                    case .send(let bytes):
+                        if let l2cap {
+                            do {
+                                try await l2cap.send(bytes)
+                            } catch {
+                                if !l2capDone {
+                                    l2capDone = true
+                                    result.transportEnd = .disconnected
+                                    holderOutputs += holder.transportClosed()
+                                }
+                            }
+                        } else {
+                            feed(.send(bytes))
+                        }
                     case .consentNeeded(let request):
                         let prompt = consent
                         consentTask = Task {
@@ -145,7 +360,16 @@ public struct ProximityHolder: Sendable {
                         result.holderEnd = reason
                         // The reader ended (status 20): it will disconnect; otherwise the
                         // queued SessionData drains and State 0x02 follows.
-                        if reason != .readerEnded { feed(.end) }
+                        if let l2cap {
+                            // No State on L2CAP: the holder ends by closing the channel.
+                            if !l2capDone {
+                                l2capDone = true
+                                result.transportEnd = reason == .readerEnded ? .readerEnded : .holderEnded
+                                await l2cap.close()
+                            }
+                        } else if reason != .readerEnded {
+                            feed(.end)
+                        }
                     }
                 }
                 if !bleOutputs.isEmpty {
@@ -153,27 +377,63 @@ public struct ProximityHolder: Sendable {
                     case .messageReceived(let message): holderOutputs += holder.receive(message, at: Date())
                     case .sendChunk(let chunk):
                         do {
-                            try await server.notify(.server2Client, chunk)
+                            try await sendChunk(chunk, in: mode)
                             feed(.chunkSent)
                         } catch {
                             feed(.disconnected)
                         }
                     case .sendState(let state):
-                        try? await server.notify(.state, state.value)
+                        try? await sendState(state, in: mode)
+                    case .readerIdentVerified:
+                        if centralL2CAP, let channel = try? await centralClient?.openL2CAP() {
+                            // The reader's L2CAP channel instead of its GATT characteristics.
+                            continuation.yield(.l2capConnected(channel))
+                            break
+                        }
+                        do {
+                            try await centralClient?.subscribe()
+                            feed(.subscribed)
+                        } catch {
+                            feed(.disconnected)
+                        }
                     case .progress(let p): progress(p)
                     case .sessionStarted: observer(.readerConnected)
-                    case .readerIdentVerified: break
                     case .sessionEnded(let reason, _):
                         result.transportEnd = reason
                         holderOutputs += holder.transportClosed()
                     }
                 }
             }
-            if ble.isEnded || (holder.isEnded && result.holderEnd == .readerEnded) { break loop }
+            if l2capDone || (l2cap == nil && ble?.isEnded == true)
+                || (holder.isEnded && (result.holderEnd == .readerEnded || ble == nil))
+            {
+                break loop
+            }
         }
         result.responsesSent = holder.responsesSent
-        await server.stop()
+        await l2cap?.close()
+        listener?.close()
+        centralTask?.cancel()
+        await server?.stop()
+        await centralClient?.disconnect()
         continuation.finish()
+        if let failure { throw failure }
         return result
+    }
+
+    private func sendChunk(_ chunk: [UInt8], in mode: ProximityMode?) async throws {
+        switch mode {
+        case .peripheralServer?: try await server?.notify(.server2Client, chunk)
+        case .centralClient?: try await centralClient?.write(.client2Server, chunk)
+        case nil: break
+        }
+    }
+
+    private func sendState(_ state: BLEStateValue, in mode: ProximityMode?) async throws {
+        switch mode {
+        case .peripheralServer?: try await server?.notify(.state, state.value)
+        case .centralClient?: try await centralClient?.write(.state, state.value)
+        case nil: break
+        }
     }
 }

@@ -4,6 +4,7 @@ import BlueZ
 import Consent
 import Foundation
 import ISO18013
+import L2CAP
 import MdocCrypto
 import Presentation
 import Proximity
@@ -11,7 +12,8 @@ import QRCode
 import Wallet
 
 /// Presents over Bluetooth LE: a fresh engagement per session, shown as asked, the mdoc
-/// GATT service (peripheral-server mode) on the adapter, consent, history.
+/// GATT service on the adapter (peripheral-server mode), the reader's found and connected to
+/// (central-client mode), or both, consent, history.
 struct PresentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "present",
@@ -24,8 +26,26 @@ struct PresentCommand: AsyncParsableCommand {
     @Option(help: "The Bluetooth adapter.")
     var adapter: String = "hci0"
 
-    @Option(help: "BLE mode: peripheral (the holder is the GATT server). central and both are not built yet.")
-    var mode: String = "peripheral"
+    @Option(
+        help: ArgumentHelp(
+            "BLE mode the engagement offers: peripheral (the holder is the GATT server), central (the reader is; "
+                + "the holder scans for it and checks its Ident) or both (whichever the reader uses).",
+            valueName: "peripheral|central|both"))
+    var mode: PresentMode = .peripheral
+
+    @Flag(
+        help: ArgumentHelp(
+            "Use L2CAP: in peripheral-server mode also offer a channel (engagement key 21 and the PSM "
+                + "characteristic), in central-client mode use the reader's when it serves a PSM; GATT otherwise. "
+                + "Without Bluetooth sockets in the kernel, GATT only, with a warning."))
+    var l2cap = false
+
+    @Option(
+        name: .customLong("max-chunk-size"),
+        help: ArgumentHelp(
+            "Cap each BLE chunk (header byte included) below min(512, ATT MTU - 3), for a controller that loses "
+                + "larger ATT packets.", valueName: "bytes"))
+    var maxChunkSize: Int?
 
     @Option(
         name: .customLong("qr"),
@@ -53,8 +73,8 @@ struct PresentCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        guard mode == "peripheral" else {
-            throw ValidationError("--mode \(mode): only peripheral (peripheral-server mode) is built so far")
+        if let maxChunkSize, maxChunkSize < MessageFragmenter.minimumMTU - 3 {
+            throw ValidationError("--max-chunk-size must be at least \(MessageFragmenter.minimumMTU - 3) bytes")
         }
         guard let policy = UntrustedReaderPolicy(rawValue: untrustedReaders) else {
             throw ValidationError("--untrusted-readers must be refuse, ask or allow")
@@ -78,16 +98,23 @@ struct PresentCommand: AsyncParsableCommand {
         let uriOnStdout = outputs.contains { if case .uri = $0 { return true } else { return false } }
 
         let client = try await BlueZClient.connect()
-        let server = BlueZMdocGattServer(client: client, adapter: adapter)
+        let server = mode.offers(.peripheralServer) ? BlueZMdocGattServer(client: client, adapter: adapter) : nil
+        let centralClient =
+            mode.offers(.centralClient) ? BlueZMdocGattClient(client: client, adapter: adapter) : nil
         let configuration = HolderConfiguration(readerTrustAnchors: anchors, untrustedReaders: policy)
+        let l2capListener = openL2CAP()
         while true {
             let credentials = try wallet.presentableCredentials()
             guard !credentials.isEmpty else {
                 throw WalletCLIError(
                     "no valid credential in the store: import one with `mdoc-holder credentials import`")
             }
-            let holder = ProximityHolder(
-                server: server, credentials: credentials, configuration: configuration, consent: prompt)
+            var holder = ProximityHolder(
+                server: server, centralClient: centralClient, credentials: credentials, configuration: configuration,
+                consent: prompt)
+            holder.l2capListener = l2capListener
+            holder.centralL2CAP = l2cap && mode.offers(.centralClient)
+            holder.maximumChunkSize = maxChunkSize
             let result = try await holder.runSession(
                 showEngagement: { engagement in
                     Self.show(engagement, outputs: outputs, uriOnStdout: uriOnStdout)
@@ -103,6 +130,19 @@ struct PresentCommand: AsyncParsableCommand {
                 return
             }
         }
+    }
+
+    /// With --l2cap, how each session listens; nil (after a warning) when L2CAP cannot work here.
+    func openL2CAP() -> (@Sendable () throws -> any MdocL2CAPListener)? {
+        guard l2cap, mode.offers(.peripheralServer) else { return nil }
+        do {
+            // A first listener tells whether the kernel has L2CAP sockets at all.
+            try L2CAPListener().close()
+        } catch {
+            WalletCLI.warn("mdoc-holder: L2CAP not offered, GATT only: \(error)")
+            return nil
+        }
+        return { try L2CAPListener() }
     }
 
     static func show(_ engagement: DeviceEngagement, outputs: [EngagementCommand.QROutput], uriOnStdout: Bool) {
@@ -125,9 +165,15 @@ struct PresentCommand: AsyncParsableCommand {
                 break
             }
         }
-        WalletCLI.warn(
-            "waiting for a reader (service \(engagement.bleOptions?.peripheralServerUUID.flatMap { BLEUUID(bytes: $0)?.description } ?? "?"))"
-        )
+        var waits: [String] = []
+        if let uuid = engagement.bleOptions?.peripheralServerUUID.flatMap({ BLEUUID(bytes: $0) }) {
+            let psm = engagement.bleOptions?.l2capPSM.map { ", L2CAP PSM \($0)" } ?? ""
+            waits.append("serving mdoc service \(uuid) (peripheral-server mode\(psm))")
+        }
+        if let uuid = engagement.bleOptions?.centralClientUUID.flatMap({ BLEUUID(bytes: $0) }) {
+            waits.append("scanning for a reader serving \(uuid) (central-client mode)")
+        }
+        WalletCLI.warn("waiting for a reader: \(waits.joined(separator: "; "))")
     }
 
     static func summary(_ result: ProximitySessionResult) -> String {
@@ -140,7 +186,8 @@ struct PresentCommand: AsyncParsableCommand {
             case .notReturned(let reason): parts.append("did not return \(r.docType): \(reason)")
             }
         }
+        let mode = result.mode.map { " over \($0.rawValue) mode\(result.overL2CAP ? " (L2CAP)" : "")" } ?? ""
         let end = result.holderEnd.map { "\($0)" } ?? result.transportEnd.map { "\($0)" } ?? "ended"
-        return "session: \(parts.isEmpty ? "no request" : parts.joined(separator: "; ")) (\(end))"
+        return "session: \(parts.isEmpty ? "no request" : parts.joined(separator: "; ")) (\(end))\(mode)"
     }
 }

@@ -1,30 +1,44 @@
 import BLETransport
 import Foundation
 
-/// What the GATT link of the reader reports (mdoc peripheral-server mode: we are the client).
+/// What the GATT link of the reader reports, in either mode.
 enum ReaderLinkEvent: Sendable, Equatable {
-    /// A notification of the holder's State characteristic.
+    /// A State value from the holder (peripheral-server mode: its notification; central-client
+    /// mode: its write).
     case state([UInt8])
-    /// A notification of Server2Client: one chunk.
-    case server2Client([UInt8])
+    /// One chunk of a holder message (peripheral-server mode: a Server2Client notification;
+    /// central-client mode: a Client2Server write).
+    case chunk([UInt8])
+    /// A whole holder message (L2CAP: one frame); empty when the holder ends the session.
+    case message([UInt8])
     /// The link is gone.
     case disconnected
 }
 
-/// The GATT client operations the reader needs on the holder's mdoc service, once
-/// connected and subscribed to State and Server2Client. ``BlueZReaderLink`` implements it
-/// over BlueZ; anything else (a test double) can stand in.
+/// The GATT operations the reader needs on one connection to a holder, in either mode.
+/// ``BlueZReaderLink`` implements it as the GATT client (mdoc peripheral-server mode: the
+/// holder serves), ``BlueZReaderService`` as the GATT server (mdoc central-client mode: we
+/// serve, with our Ident); anything else (a test double) can stand in.
 protocol ReaderGattLink: Sendable {
     /// The ATT MTU of the connection.
     var mtu: Int { get }
-    /// Notifications (State, Server2Client) and the end of the link, in arrival order.
+    /// The holder's State values and chunks, and the end of the link, in arrival order.
     var events: AsyncStream<ReaderLinkEvent> { get }
-    /// A write without response to State.
-    func writeState(_ value: [UInt8]) async throws
-    /// A write without response to Client2Server: one chunk.
-    func writeClient2Server(_ chunk: [UInt8]) async throws
-    /// Unsubscribes and disconnects (best effort).
+    /// Starts the session: as the GATT client, State 0x01 written without response; as the
+    /// GATT server, nothing (the holder wrote State 0x01 before the link was handed out).
+    func start() async throws
+    /// One chunk of our message: a write without response to Client2Server (GATT client) or
+    /// a Server2Client notification (GATT server); returns once it is out.
+    func sendChunk(_ chunk: [UInt8]) async throws
+    /// Unsubscribes and disconnects, or withdraws the service (best effort).
     func close() async
+    /// True when ``sendChunk(_:)`` takes whole messages and events carry whole messages
+    /// (an L2CAP channel frames them itself).
+    var carriesMessages: Bool { get }
+}
+
+extension ReaderGattLink {
+    var carriesMessages: Bool { false }
 }
 
 /// Why the reader's BLE transport failed; each case names the step.
@@ -40,6 +54,10 @@ enum BLEReaderError: Error, Sendable, CustomStringConvertible {
     case serviceMissing(String)
     case characteristicMissing(name: String, uuid: String)
     case subscribeFailed(name: String, String)
+    /// Central-client mode: our mdoc service could not be registered or advertised.
+    case serveFailed(String)
+    /// Central-client mode: no holder subscribed and wrote State 0x01 in time.
+    case holderDidNotStart(seconds: Double)
     case writeFailed(what: String, String)
     case noResponse(seconds: Double)
     case chunkError(BLETransportError)
@@ -60,6 +78,10 @@ enum BLEReaderError: Error, Sendable, CustomStringConvertible {
         case .characteristicMissing(let name, let uuid):
             return "the mdoc service has no \(name) characteristic (\(uuid))"
         case .subscribeFailed(let name, let e): return "subscribing to \(name) failed: \(e)"
+        case .serveFailed(let e): return "serving the mdoc service failed: \(e)"
+        case .holderDidNotStart(let seconds):
+            return "no holder connected to our mdoc service and started the session within \(Self.format(seconds)) s "
+                + "(is the holder scanning in central-client mode, on an adapter in range?)"
         case .writeFailed(let what, let e): return "writing \(what) failed: \(e)"
         case .noResponse(let seconds): return "no response from the holder within \(Self.format(seconds)) s"
         case .chunkError(let e): return "the holder sent a malformed message: \(e)"
@@ -131,7 +153,7 @@ actor BLEReaderTransport {
             }
         }
         do {
-            try await link.writeState(BLEStateValue.start.value)
+            try await link.start()
         } catch {
             throw .writeFailed(what: "State 0x01 (session start)", "\(error)")
         }
@@ -139,15 +161,23 @@ actor BLEReaderTransport {
 
     /// Sends one message as Client2Server chunks, in order, each awaited.
     func send(_ message: [UInt8]) async throws(BLEReaderError) {
+        if link.carriesMessages {
+            do {
+                try await link.sendChunk(message)
+            } catch {
+                throw .writeFailed(what: "a message on the L2CAP channel", "\(error)")
+            }
+            return
+        }
         var offset = 0
         var index = 0
         let count = fragmenter.chunkCount(forMessageSize: message.count)
         repeat {
             let (chunk, next) = fragmenter.chunk(of: message, from: offset)
             do {
-                try await link.writeClient2Server(chunk)
+                try await link.sendChunk(chunk)
             } catch {
-                throw .writeFailed(what: "Client2Server chunk \(index + 1) of \(count)", "\(error)")
+                throw .writeFailed(what: "chunk \(index + 1) of \(count)", "\(error)")
             }
             offset = next
             index += 1
@@ -206,11 +236,18 @@ actor BLEReaderTransport {
 
     private func ingest(_ event: ReaderLinkEvent) {
         switch event {
-        case .server2Client(let chunk):
+        case .chunk(let chunk):
             do {
                 if let message = try assembler.append(chunk) { deliver(.message(message)) }
             } catch {
                 deliver(.failure(.chunkError(error)))
+            }
+        case .message(let message):
+            if !message.isEmpty {
+                deliver(.message(message))
+            } else if !holderHasEnded {
+                holderHasEnded = true
+                deliver(.holderEnded(byState: false))
             }
         case .state(let value):
             // Only 0x02 means anything to the reader; other values are ignored.

@@ -16,9 +16,13 @@ struct BlueZReaderLink: ReaderGattLink {
     let device: BlueZDevice
     /// `00:00:00:00:AA:01`.
     let address: String
+    /// Whether BlueZ reports the address as an LE random one.
+    let randomAddress: Bool
     let state: RemoteCharacteristic
     let client2Server: RemoteCharacteristic
     let server2Client: RemoteCharacteristic
+    /// The holder's L2CAP PSM characteristic, when it serves one.
+    let l2capPSM: RemoteCharacteristic?
     let mtu: Int
     /// Whether the MTU came from BlueZ (else ``defaultMTU``).
     let mtuReported: Bool
@@ -33,21 +37,7 @@ struct BlueZReaderLink: ReaderGattLink {
         client: BlueZClient, adapter adapterName: String, serviceUUID: BLEUUID, timeout: Duration,
         log: @Sendable (String) -> Void = { _ in }
     ) async throws(BLEReaderError) -> BlueZReaderLink {
-        let adapter: BlueZAdapter
-        do {
-            adapter = try await client.adapter(named: adapterName)
-        } catch BlueZError.adapterNotFound {
-            throw .adapterNotFound(adapterName)
-        } catch BlueZError.serviceUnavailable {
-            throw .bluetoothUnavailable
-        } catch {
-            throw .adapterLookupFailed(adapterName, "\(error)")
-        }
-        do {
-            try await adapter.powerOn()
-        } catch {
-            throw .adapterNotPowered(adapterName, "\(error)")
-        }
+        let adapter = try await poweredAdapter(client: client, name: adapterName)
 
         // BlueZ's text form of the service UUID; BLEUUID prints the same 8-4-4-4-12 form.
         guard let service = BluetoothUUID(serviceUUID.description) else {
@@ -62,7 +52,8 @@ struct BlueZReaderLink: ReaderGattLink {
         } catch {
             throw .discoveryFailed("\(error)")
         }
-        let address = (try? await device.info().address) ?? "\(device.path)"
+        let info = try? await device.info()
+        let address = info?.address ?? "\(device.path)"
 
         log("connecting to \(address)")
         do {
@@ -73,16 +64,39 @@ struct BlueZReaderLink: ReaderGattLink {
         }
 
         do {
-            return try await attach(device: device, address: address, service: service, log: log)
+            return try await attach(
+                device: device, address: address, randomAddress: info?.addressType == "random", service: service,
+                log: log)
         } catch {
             _ = await withDeadline(closeTimeout) { try? await device.disconnect() }
             throw error
         }
     }
 
+    /// Adapter `name`, powered on; errors name the step.
+    static func poweredAdapter(client: BlueZClient, name: String) async throws(BLEReaderError) -> BlueZAdapter {
+        let adapter: BlueZAdapter
+        do {
+            adapter = try await client.adapter(named: name)
+        } catch BlueZError.adapterNotFound {
+            throw .adapterNotFound(name)
+        } catch BlueZError.serviceUnavailable {
+            throw .bluetoothUnavailable
+        } catch {
+            throw .adapterLookupFailed(name, "\(error)")
+        }
+        do {
+            try await adapter.powerOn()
+        } catch {
+            throw .adapterNotPowered(name, "\(error)")
+        }
+        return adapter
+    }
+
     /// Finds the characteristics on a connected device and subscribes.
     private static func attach(
-        device: BlueZDevice, address: String, service: BluetoothUUID, log: @Sendable (String) -> Void
+        device: BlueZDevice, address: String, randomAddress: Bool, service: BluetoothUUID,
+        log: @Sendable (String) -> Void
     ) async throws(BLEReaderError) -> BlueZReaderLink {
         let services: [RemoteGattService]
         do {
@@ -103,6 +117,7 @@ struct BlueZReaderLink: ReaderGattLink {
         let state = try characteristic("State", uuids.state)
         let client2Server = try characteristic("Client2Server", uuids.client2Server)
         let server2Client = try characteristic("Server2Client", uuids.server2Client)
+        let l2capPSM = mdoc.characteristics.first { $0.uuid.rawValue == uuids.l2capPSM.description }
 
         let reported = await client2Server.mtuValue()
         let mtu = reported.flatMap { $0 >= MessageFragmenter.minimumMTU ? $0 : nil } ?? defaultMTU
@@ -123,7 +138,7 @@ struct BlueZReaderLink: ReaderGattLink {
         let (events, continuation) = AsyncStream<ReaderLinkEvent>.makeStream()
         let forwarders = [
             Task {
-                for await value in server2ClientValues { continuation.yield(.server2Client(value)) }
+                for await value in server2ClientValues { continuation.yield(.chunk(value)) }
             },
             Task {
                 for await value in stateValues { continuation.yield(.state(value)) }
@@ -147,16 +162,16 @@ struct BlueZReaderLink: ReaderGattLink {
             for task in forwarders { task.cancel() }
         }
         return BlueZReaderLink(
-            device: device, address: address, state: state, client2Server: client2Server,
-            server2Client: server2Client, mtu: mtu, mtuReported: reported != nil, events: events,
+            device: device, address: address, randomAddress: randomAddress, state: state, client2Server: client2Server,
+            server2Client: server2Client, l2capPSM: l2capPSM, mtu: mtu, mtuReported: reported != nil, events: events,
             forwarders: forwarders)
     }
 
-    func writeState(_ value: [UInt8]) async throws {
-        try await state.write(value, type: .command)
+    func start() async throws {
+        try await state.write(BLEStateValue.start.value, type: .command)
     }
 
-    func writeClient2Server(_ chunk: [UInt8]) async throws {
+    func sendChunk(_ chunk: [UInt8]) async throws {
         try await client2Server.write(chunk, type: .command)
     }
 

@@ -6,18 +6,21 @@ import ISO18013
 import MdocCrypto
 import Presentation
 
-/// Requests an mdoc from a holder over Bluetooth LE (mdoc peripheral-server mode: the
-/// holder is the GATT server) and verifies the response.
+/// Requests an mdoc from a holder over Bluetooth LE, in mdoc peripheral-server mode (the
+/// holder is the GATT server) or mdoc central-client mode (we are), and verifies the response.
 struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "request",
         abstract: "Request an mdoc over Bluetooth LE from a holder's mdoc: engagement, and verify the response.",
         discussion: """
-            The holder must offer mdoc peripheral-server mode (it is the GATT server). The reader \
-            scans for the service UUID in the engagement, connects, writes State 0x01, sends the \
+            In mdoc peripheral-server mode (the holder is the GATT server) the reader scans for the \
+            service UUID in the engagement, connects and writes State 0x01. In mdoc central-client \
+            mode it serves the mdoc service (with the Ident derived from the engagement) under the \
+            engagement's central-client UUID, advertises it and waits for the holder to connect, \
+            subscribe and write State 0x01. --mode auto (the default) uses peripheral-server mode \
+            when the engagement offers it, else central-client mode. Then it sends the \
             SessionEstablishment, verifies the DeviceResponse (issuer signature and chain, digests, \
-            validity, device authentication), then ends the session with SessionData status 20 and \
-            disconnects.
+            validity, device authentication), and ends the session with SessionData status 20.
 
             Exits 0 when the response verifies and holds at least one document, 1 when it does not \
             verify or the holder declined (no documents, or it ended the session without a \
@@ -33,6 +36,19 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Option(help: "The Bluetooth adapter to scan and connect with.")
     var adapter = "hci0"
+
+    @Option(
+        help: ArgumentHelp(
+            "BLE mode: peripheral (the holder serves), central (we serve), or auto (peripheral when offered).",
+            valueName: "auto|peripheral|central"))
+    var mode: ReaderBLEMode.Choice = .auto
+
+    @Flag(
+        help: ArgumentHelp(
+            "Use L2CAP: in peripheral-server mode the holder's channel when it offers one (engagement key 21 or "
+                + "its PSM characteristic), in central-client mode serve a PSM characteristic and take the holder's "
+                + "channel; GATT when either side cannot."))
+    var l2cap = false
 
     @Option(help: "The document type to request.")
     var doctype = Self.defaultDocType
@@ -71,7 +87,7 @@ struct RequestCommand: AsyncParsableCommand {
     /// Everything read from the command line before Bluetooth is touched.
     struct Plan {
         var engagement: DeviceEngagement
-        var serviceUUID: BLEUUID
+        var mode: ReaderBLEMode
         var items: ItemsRequest
         var trustAnchors: [Certificate]
         var identity: ReaderIdentity?
@@ -97,13 +113,7 @@ struct RequestCommand: AsyncParsableCommand {
         guard let options = engagement.bleOptions else {
             throw ReaderCLIError("the engagement offers no Bluetooth LE retrieval")
         }
-        guard options.peripheralServerMode, let uuidBytes = options.peripheralServerUUID else {
-            throw ReaderCLIError(
-                "the engagement does not offer mdoc peripheral-server mode (the only BLE mode this reader supports)")
-        }
-        guard let serviceUUID = BLEUUID(bytes: uuidBytes) else {
-            throw ReaderCLIError("the engagement's peripheral-server UUID is not 16 bytes")
-        }
+        let bleMode = try ReaderBLEMode(choosing: mode, from: options)
         guard timeout > 0, timeout.isFinite else {
             throw ReaderCLIError("--timeout must be a positive number of seconds")
         }
@@ -113,7 +123,7 @@ struct RequestCommand: AsyncParsableCommand {
         var anchors: [Certificate] = []
         for path in trustAnchors { anchors += try InputFile.certificates(path) }
         return Plan(
-            engagement: engagement, serviceUUID: serviceUUID, items: try itemsRequest(), trustAnchors: anchors,
+            engagement: engagement, mode: bleMode, items: try itemsRequest(), trustAnchors: anchors,
             identity: try readerIdentity(), timeout: .milliseconds(Int64((timeout * 1000).rounded())))
     }
 
@@ -189,9 +199,32 @@ struct RequestCommand: AsyncParsableCommand {
         }
         let transport: BLEReaderTransport
         do {
-            let link = try await BlueZReaderLink.open(
-                client: client, adapter: adapter, serviceUUID: plan.serviceUUID, timeout: plan.timeout, log: log)
-            log("connected to \(link.address); ATT MTU \(link.mtu)\(link.mtuReported ? "" : " (assumed)")")
+            let link: any ReaderGattLink
+            switch plan.mode {
+            case .peripheralServer(let serviceUUID):
+                let gattClient = try await BlueZReaderLink.open(
+                    client: client, adapter: adapter, serviceUUID: serviceUUID, timeout: plan.timeout, log: log)
+                log(
+                    "connected to \(gattClient.address); ATT MTU \(gattClient.mtu)"
+                        + (gattClient.mtuReported ? "" : " (assumed)"))
+                link = await l2capOrGATT(gattClient, plan: plan, log: log)
+            case .centralClient(let serviceUUID):
+                let ident: [UInt8]
+                do {
+                    ident = try ISO18013.BLEIdent.compute(eDeviceKeyBytes: plan.engagement.eDeviceKeyBytes)
+                } catch {
+                    Self.fail("cannot derive the BLE Ident from the engagement: \(error)")
+                }
+                let server = try await BlueZReaderService.open(
+                    client: client, adapter: adapter, serviceUUID: serviceUUID, ident: ident, timeout: plan.timeout,
+                    l2cap: l2cap, log: log)
+                if server.l2cap == nil {
+                    log(
+                        "the holder\(server.holder.map { " \($0)" } ?? "") subscribed and started the session; "
+                            + "ATT MTU \(server.mtu)\(server.mtuReported ? "" : " (assumed)")")
+                }
+                link = server
+            }
             transport = try BLEReaderTransport(link: link)
         } catch {
             Self.fail("\(error)")
@@ -200,7 +233,9 @@ struct RequestCommand: AsyncParsableCommand {
         let received: BLEReaderTransport.Received
         do {
             try await transport.start()
-            log("session started (State 0x01)")
+            if case .peripheralServer = plan.mode, !transport.link.carriesMessages {
+                log("session started (State 0x01)")
+            }
             try await transport.send(establishment)
             log(
                 "request sent: \(establishment.count) bytes in "
@@ -247,6 +282,25 @@ struct RequestCommand: AsyncParsableCommand {
                 return report(
                     sessionEnded: "the holder ended the session (SessionData status \(status)) without a response")
             }
+        }
+    }
+
+    /// With --l2cap, the holder's L2CAP channel when it offers one and it opens; else `gatt`.
+    private func l2capOrGATT(_ gatt: BlueZReaderLink, plan: Plan, log: @Sendable (String) -> Void) async
+        -> any ReaderGattLink
+    {
+        guard l2cap else { return gatt }
+        guard let psm = await ReaderL2CAPLink.psm(engagement: plan.engagement.bleOptions?.l2capPSM, link: gatt) else {
+            log("the holder offers no L2CAP PSM; using GATT")
+            return gatt
+        }
+        do {
+            let link = try await ReaderL2CAPLink.open(over: gatt, psm: psm, maximumMessageSize: 4 * 1024 * 1024)
+            log("L2CAP channel open to PSM \(psm) (send MTU \(link.sendMTU))")
+            return link
+        } catch {
+            log("L2CAP to PSM \(psm) failed (\(error)); using GATT")
+            return gatt
         }
     }
 

@@ -125,9 +125,6 @@ struct ServiceBusTests {
             #expect(await Self.errorName(client, "StartProximity", [Self.options(["colour": "blue"])]) == invalid)
             #expect(await Self.errorName(client, "StartProximity", [Self.options(["mode": "sideways"])]) == invalid)
             #expect(await Self.errorName(client, "StartProximity", [.string("hci0")]) == invalid)
-            #expect(
-                await Self.errorName(client, "StartProximity", [Self.options(["mode": "central"])])
-                    == "org.mdocholder.Error.NotSupported")
             #expect(await Self.errorName(client, "Cancel", [.uint64(99)]) == "org.mdocholder.Error.NotFound")
             #expect(
                 await Self.errorName(client, "PresentOnline", [.string("http://example.com/?a=b"), Self.options([:])])
@@ -141,9 +138,10 @@ struct ServiceBusTests {
 
     @Test func withoutBluetoothdStartProximityFailsWithABluetoothErrorAndFreesTheAdapter() async throws {
         try await Self.withService { _, _, client in
-            for _ in 0..<2 {
+            for mode in ["peripheral", "central", "both"] {
                 do {
-                    _ = try await Self.call(client, "StartProximity", [Self.options(["adapter": "hci0"])])
+                    _ = try await Self.call(
+                        client, "StartProximity", [Self.options(["adapter": "hci0", "mode": .string(mode)])])
                     Issue.record("started without BlueZ")
                 } catch let error as DBusError {
                     #expect(error.name == "org.mdocholder.Error.Bluetooth")

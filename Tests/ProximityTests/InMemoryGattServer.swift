@@ -10,6 +10,8 @@ actor InMemoryGattServer: MdocGattServer {
     private var notifications: [(MdocCharacteristic, [UInt8])] = []
     private var notificationWaiters: [CheckedContinuation<Void, Never>] = []
     private(set) var serviceUUID: BLEUUID?
+    /// The PSM characteristic's value source, when the holder offered L2CAP.
+    private(set) var l2capPSM: UInt16?
     private(set) var stopped = false
     /// Fail notifications after this many (a link that drops mid-transfer).
     var failAfterNotifications: Int?
@@ -18,7 +20,12 @@ actor InMemoryGattServer: MdocGattServer {
     // MARK: MdocGattServer (the holder's side)
 
     func start(serviceUUID: BLEUUID) async throws -> AsyncStream<MdocGattEvent> {
+        try await start(serviceUUID: serviceUUID, l2capPSM: nil)
+    }
+
+    func start(serviceUUID: BLEUUID, l2capPSM: UInt16?) async throws -> AsyncStream<MdocGattEvent> {
         self.serviceUUID = serviceUUID
+        self.l2capPSM = l2capPSM
         let (stream, continuation) = AsyncStream<MdocGattEvent>.makeStream()
         events = continuation
         for w in startWaiters { w.resume() }

@@ -40,12 +40,14 @@ allow = ["org.iso.18013.5.1:family_name", "org.iso.18013.5.1:given_name", "org.i
 TOML
 
 # present CASE STORE UNTRUSTED_POLICY READER_ARGS...: one holder session and one reader request.
+# The holder offers the BLE mode in $holder_mode (default peripheral), with $holder_args added.
 present() {
   local case=$1 store=$2 untrusted=$3; shift 3
   local bus="$tmp/bus-$case"
   local address
   address=$(Tests/Support/bluezoo-bus.sh start "$bus") || { ko "$case: BlueZoo did not start"; return 1; }
   DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 120 "$bin/mdoc-holder" present --adapter hci0 --once --qr uri \
+    --mode "${holder_mode:-peripheral}" ${holder_args:-} \
     --consent "policy:$tmp/policy.toml" --reader-trust Fixtures/pki/reader-ca.pem --untrusted-readers "$untrusted" \
     --store "$store" >"$tmp/$case.holder.out" 2>"$tmp/$case.holder.err" &
   holder_pid=$!
@@ -118,6 +120,67 @@ assert e["identifier"] == "portrait" and e["digestMatches"] and r["valid"], e
 assert "(100000 bytes)" in e["value"], e["value"]
 PY
 then ok; else ko "big: a 100 kB portrait arrives intact" "$tmp/big.reader.err"; fi
+
+# 4. mdoc central-client mode: the reader serves the mdoc service (with its Ident) on hci1, the
+# holder scans for it on hci0, checks the Ident, subscribes and writes. Reader auth and
+# selective disclosure as in 1.
+holder_mode=central present central "$tmp/wallet.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem \
+  --reader-cert Fixtures/pki/reader.pem --element org.iso.18013.5.1:family_name \
+  --element org.iso.18013.5.1:portrait --element org.iso.18013.5.1:document_number --verbose
+if [ "$reader_exit" = 0 ]; then ok; else ko "central: the reader verifies the response (exit $reader_exit)" "$tmp/central.reader.err"; fi
+if [ "$holder_exit" = 0 ]; then ok; else ko "central: present --mode central --once exits 0 (exit $holder_exit)" "$tmp/central.holder.err"; fi
+if grep -q "central mode" "$tmp/central.holder.err" && grep -q "started the session" "$tmp/central.reader.err"; then ok
+else ko "central: the session ran in central-client mode" "$tmp/central.holder.err"; fi
+if python3 - "$tmp/central.reader.out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = r["documents"][0]
+ids = sorted(e["identifier"] for e in d["elements"])
+assert r["valid"] and ids == ["family_name", "portrait"], ids
+assert any("document_number" in n for n in d["notReturned"]), d["notReturned"]
+PY
+then ok; else ko "central: selective disclosure (document_number not sent)" "$tmp/central.reader.out"; fi
+
+# 5. Central-client mode: a 100 kB portrait arrives intact (Client2Server writes, in order).
+holder_mode=central present central-big "$tmp/big.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem \
+  --reader-cert Fixtures/pki/reader.pem --element org.iso.18013.5.1:portrait
+if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] && python3 - "$tmp/central-big.reader.out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+e = r["documents"][0]["elements"][0]
+assert e["identifier"] == "portrait" and e["digestMatches"] and r["valid"], e
+assert "(100000 bytes)" in e["value"], e["value"]
+PY
+then ok; else ko "central-big: a 100 kB portrait arrives intact in central-client mode" "$tmp/central-big.reader.err"; fi
+
+# 6. A holder offering both modes: the reader picks (auto: peripheral-server; --mode central).
+holder_mode=both present both-auto "$tmp/wallet.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem \
+  --reader-cert Fixtures/pki/reader.pem --element org.iso.18013.5.1:family_name
+if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] && grep -q "peripheral mode" "$tmp/both-auto.holder.err"; then ok
+else ko "both-auto: a holder offering both modes serves a reader in peripheral-server mode" "$tmp/both-auto.holder.err"; fi
+holder_mode=both present both-central "$tmp/wallet.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem \
+  --reader-cert Fixtures/pki/reader.pem --element org.iso.18013.5.1:family_name --mode central
+if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] && grep -q "central mode" "$tmp/both-central.holder.err"; then ok
+else ko "both-central: a holder offering both modes serves a reader in central-client mode" "$tmp/both-central.holder.err"; fi
+
+# 7. L2CAP asked for on both sides where the kernel has no Bluetooth sockets (this tier): the
+# holder says so and offers GATT only, the reader finds no PSM and uses GATT.
+holder_args=--l2cap present l2cap-fallback "$tmp/wallet.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem \
+  --reader-cert Fixtures/pki/reader.pem --element org.iso.18013.5.1:family_name --l2cap --verbose
+if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] \
+  && grep -q "L2CAP not offered, GATT only" "$tmp/l2cap-fallback.holder.err" \
+  && grep -q "offers no L2CAP PSM; using GATT" "$tmp/l2cap-fallback.reader.err"; then ok
+else ko "l2cap-fallback: --l2cap without Bluetooth sockets falls back to GATT" "$tmp/l2cap-fallback.holder.err"; fi
+
+# 8. The same in central-client mode: the reader cannot listen, serves no PSM characteristic;
+# the holder finds none and uses the reader's GATT characteristics.
+holder_mode=central holder_args=--l2cap present l2cap-central-fallback "$tmp/wallet.sqlite" refuse \
+  --reader-key Fixtures/pki/reader.key.pem --reader-cert Fixtures/pki/reader.pem \
+  --element org.iso.18013.5.1:family_name --mode central --l2cap --verbose
+if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] \
+  && grep -q "L2CAP not offered, GATT only" "$tmp/l2cap-central-fallback.reader.err" \
+  && grep -q "subscribed and started the session" "$tmp/l2cap-central-fallback.reader.err"; then ok
+else ko "l2cap-central-fallback: --l2cap in central-client mode falls back to GATT" "$tmp/l2cap-central-fallback.reader.err"; fi
 
 echo "bluezoo: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

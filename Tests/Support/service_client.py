@@ -103,7 +103,7 @@ def collect_signals(bus):
     return signals
 
 
-def start(out, adapter):
+def start(out, adapter, mode=None):
     bus = connect()
     signals = collect_signals(bus)
     holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
@@ -127,7 +127,10 @@ def start(out, adapter):
             return False
         return True
 
-    holder.StartProximity({"adapter": adapter}, reply_handler=started, error_handler=failed, timeout=30)
+    options = {"adapter": adapter}
+    if mode:
+        options["mode"] = mode
+    holder.StartProximity(options, reply_handler=started, error_handler=failed, timeout=30)
     GLib.timeout_add(50, check)
     GLib.timeout_add_seconds(120, loop.quit)
     loop.run()
@@ -244,7 +247,7 @@ if __name__ == "__main__":
     if command == "agent":
         agent(rest[0], rest[1], set(filter(None, option(rest, "--allow", "").split(","))))
     elif command == "start":
-        start(rest[0], option(rest, "--adapter", "hci0"))
+        start(rest[0], option(rest, "--adapter", "hci0"), option(rest, "--mode", None))
     elif command == "online":
         online(rest[0], rest[1])
     elif command == "busy-cancel":

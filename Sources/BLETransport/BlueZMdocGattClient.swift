@@ -1,0 +1,199 @@
+import BlueZ
+import DBus
+import L2CAP
+
+/// The holder's GATT client on a BlueZ adapter (mdoc central-client mode): scans for the
+/// reader's service UUID, connects, reads Ident, subscribes to State and Server2Client with
+/// `StartNotify` (values as `PropertiesChanged`) and writes with `WriteValue` type=command.
+/// A lost link shows as `Connected` turning false, which is polled (BlueZ sends no other
+/// signal for it that every BlueZ, and BlueZoo, agrees on).
+public actor BlueZMdocGattClient: MdocGattClient {
+    /// How long one scan runs before it is restarted (the scan itself goes on until found).
+    static let scanRound: Duration = .seconds(30)
+    /// How often `Connected` is checked.
+    static let connectionPollInterval: Duration = .milliseconds(500)
+    /// The cap on each D-Bus call made while disconnecting.
+    static let closeTimeout: Duration = .seconds(3)
+    static let connectTimeout: Duration = .seconds(30)
+
+    private let client: BlueZClient
+    private let adapterName: String
+    private var link: Link?
+
+    private struct Link {
+        let device: BlueZDevice
+        let address: String
+        let state: RemoteCharacteristic
+        let client2Server: RemoteCharacteristic
+        let server2Client: RemoteCharacteristic
+        let ident: RemoteCharacteristic?
+        let l2capPSM: RemoteCharacteristic?
+        let randomAddress: Bool
+        let continuation: AsyncStream<MdocGattClientEvent>.Continuation
+        var tasks: [Task<Void, Never>]
+        var subscribed = false
+    }
+
+    public init(client: BlueZClient, adapter: String) {
+        self.client = client
+        self.adapterName = adapter
+    }
+
+    public func connect(serviceUUID: BLEUUID) async throws -> MdocGattConnection {
+        await disconnect()
+        let adapter: BlueZAdapter
+        do {
+            adapter = try await client.adapter(named: adapterName)
+            try await adapter.powerOn()
+        } catch {
+            throw MdocGattClientError.adapter(adapterName, "\(error)")
+        }
+        let service = try BlueZMdocGattServer.bluetoothUUID(serviceUUID)
+        var device: BlueZDevice?
+        while device == nil {
+            try Task.checkCancellation()
+            do {
+                device = try await adapter.discoverDevice(advertising: service, timeout: Self.scanRound)
+            } catch BlueZError.timedOut {
+                continue
+            } catch {
+                try Task.checkCancellation()
+                throw MdocGattClientError.discoveryFailed("\(error)")
+            }
+        }
+        guard let device else { throw CancellationError() }
+        let address = (try? await device.info().address) ?? "\(device.path)"
+        do {
+            try await device.connect(timeout: Self.connectTimeout)
+        } catch {
+            await Self.bounded { try? await device.disconnect() }
+            throw MdocGattClientError.connectFailed(device: address, "\(error)")
+        }
+        do {
+            return try await attach(device: device, address: address, service: service)
+        } catch {
+            await Self.bounded { try? await device.disconnect() }
+            throw error
+        }
+    }
+
+    private func attach(device: BlueZDevice, address: String, service: BluetoothUUID) async throws
+        -> MdocGattConnection
+    {
+        let services: [RemoteGattService]
+        do {
+            services = try await device.services()
+        } catch {
+            throw MdocGattClientError.connectFailed(device: address, "reading its GATT services: \(error)")
+        }
+        guard let mdoc = services.first(where: { $0.uuid == service }) else {
+            throw MdocGattClientError.serviceMissing(service.rawValue)
+        }
+        let uuids = MdocBLEUUIDs.centralClient
+        func find(_ uuid: BLEUUID) -> RemoteCharacteristic? {
+            mdoc.characteristics.first { $0.uuid.rawValue == uuid.description }
+        }
+        func require(_ name: String, _ uuid: BLEUUID) throws -> RemoteCharacteristic {
+            guard let c = find(uuid) else {
+                throw MdocGattClientError.characteristicMissing(name: name, uuid: uuid.description)
+            }
+            return c
+        }
+        let state = try require("State", uuids.state)
+        let client2Server = try require("Client2Server", uuids.client2Server)
+        let server2Client = try require("Server2Client", uuids.server2Client)
+        let ident = uuids.ident.flatMap(find)
+        let l2capPSM = find(uuids.l2capPSM)
+        let randomAddress = (try? await device.info().addressType) == "random"
+        let mtu = (try? await client2Server.mtu()) ?? nil
+
+        let (events, continuation) = AsyncStream<MdocGattClientEvent>.makeStream()
+        let watcher = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.connectionPollInterval)
+                if Task.isCancelled { return }
+                let info = try? await device.info()
+                if Task.isCancelled { return }
+                if info?.connected != true {
+                    continuation.yield(.disconnected)
+                    continuation.finish()
+                    return
+                }
+            }
+        }
+        link = Link(
+            device: device, address: address, state: state, client2Server: client2Server,
+            server2Client: server2Client, ident: ident, l2capPSM: l2capPSM, randomAddress: randomAddress,
+            continuation: continuation, tasks: [watcher])
+        return MdocGattConnection(mtu: mtu.flatMap { $0 >= MessageFragmenter.minimumMTU ? $0 : nil }, events: events)
+    }
+
+    public func readIdent() async throws -> [UInt8]? {
+        guard let link else { throw MdocGattClientError.notConnected }
+        guard let ident = link.ident else { return nil }
+        return try await ident.read()
+    }
+
+    public func openL2CAP() async throws -> (any MdocL2CAPChannel)? {
+        guard let link else { throw MdocGattClientError.notConnected }
+        guard let characteristic = link.l2capPSM, let psm = L2CAPPSM.parse(try await characteristic.read()) else {
+            return nil
+        }
+        let address = try BluetoothDeviceAddress(link.address, kind: link.randomAddress ? .leRandom : .lePublic)
+        return try await L2CAPChannel.connect(to: address, psm: psm)
+    }
+
+    public func subscribe() async throws {
+        guard let current = link else { throw MdocGattClientError.notConnected }
+        let continuation = current.continuation
+        var tasks: [Task<Void, Never>] = []
+        for (name, characteristic, role) in [
+            ("Server2Client", current.server2Client, MdocCharacteristic.server2Client),
+            ("State", current.state, MdocCharacteristic.state),
+        ] {
+            let values: AsyncStream<[UInt8]>
+            do {
+                values = try await characteristic.startNotifications()
+            } catch {
+                throw MdocGattClientError.subscribeFailed(name: name, "\(error)")
+            }
+            tasks.append(
+                Task {
+                    for await value in values { continuation.yield(.notified(role, value)) }
+                })
+        }
+        link?.tasks += tasks
+        link?.subscribed = true
+    }
+
+    public func write(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
+        guard let link else { throw MdocGattClientError.notConnected }
+        switch characteristic {
+        case .state: try await link.state.write(value, type: .command)
+        case .client2Server: try await link.client2Server.write(value, type: .command)
+        case .server2Client: throw BlueZError.invalidState("Server2Client is not written by the GATT client")
+        }
+    }
+
+    public func disconnect() async {
+        guard let current = link else { return }
+        link = nil
+        for task in current.tasks { task.cancel() }
+        if current.subscribed {
+            await Self.bounded { try? await current.server2Client.stopNotifications() }
+            await Self.bounded { try? await current.state.stopNotifications() }
+        }
+        await Self.bounded { try? await current.device.disconnect() }
+        current.continuation.finish()
+    }
+
+    /// Runs `body`, giving up after ``closeTimeout`` (D-Bus calls stop when cancelled).
+    static func bounded(_ body: @escaping @Sendable () async -> Void) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await body() }
+            group.addTask { try? await Task.sleep(for: closeTimeout) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,6 @@
+#ifndef MDOC_CBLUETOOTH_SHIM_H
+#define MDOC_CBLUETOOTH_SHIM_H
+#include <sys/socket.h>
+#include <bluetooth/bluetooth.h>
+#include <bluetooth/l2cap.h>
+#endif

@@ -1,0 +1,63 @@
+internal import CBluetooth
+
+/// A connected LE L2CAP connection-oriented channel: SDUs out and in, in order, reliable.
+/// The 18013-5 message framing on top of it is ``BLETransport``'s (`L2CAPFraming`).
+public final class L2CAPChannel: Sendable {
+    /// The receive MTU we ask for: the largest LE SDU.
+    static let preferredMTU: UInt16 = 0xFFFF
+    /// The LE minimum (Core Vol 3 Part A 4.22).
+    static let minimumMTU = 23
+
+    /// The peer, when the kernel reports it.
+    public let peer: BluetoothDeviceAddress?
+    /// The largest SDU the peer takes.
+    public let sendMTU: Int
+    /// The largest SDU we take.
+    public let receiveMTU: Int
+    private let socket: L2CAPSocket
+
+    init(socket: L2CAPSocket) {
+        self.socket = socket
+        peer = socket.peerAddress()
+        sendMTU = max(socket.option(BT_SNDMTU) ?? Self.minimumMTU, Self.minimumMTU)
+        receiveMTU = max(socket.option(BT_RCVMTU) ?? Int(Self.preferredMTU), Self.minimumMTU)
+    }
+
+    /// Connects to `psm` on `address`.
+    ///
+    /// - Throws: ``L2CAPError/bluetoothUnavailable`` on a kernel without Bluetooth sockets,
+    ///   ``L2CAPError/invalidPSM(_:)``, or the failing system call.
+    public static func connect(to address: BluetoothDeviceAddress, psm: UInt16) async throws(L2CAPError)
+        -> L2CAPChannel
+    {
+        guard (0x0080...0x00FF).contains(psm) else { throw .invalidPSM(psm) }
+        let socket = try L2CAPSocket.make()
+        socket.setOption(BT_RCVMTU, preferredMTU)
+        try socket.bind(.any, psm: 0)
+        try await socket.connect(address, psm: psm)
+        return L2CAPChannel(socket: socket)
+    }
+
+    /// Sends `bytes` as SDUs of at most ``sendMTU``, in order; returns once all are taken.
+    public func send(_ bytes: [UInt8]) async throws(L2CAPError) {
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + sendMTU, bytes.count)
+            try await socket.send(Array(bytes[offset..<end]))
+            offset = end
+        }
+    }
+
+    /// The next SDU.
+    ///
+    /// - Throws: ``L2CAPError/closed`` when the peer or ``close()`` ended the channel.
+    public func receive() async throws(L2CAPError) -> [UInt8] {
+        guard let sdu = try await socket.receive(maximum: max(receiveMTU, Int(Self.preferredMTU))) else {
+            throw .closed
+        }
+        return sdu
+    }
+
+    /// Ends the channel; a waiting ``receive()`` throws ``L2CAPError/closed``.
+    public func close() { socket.shutdown() }
+}
