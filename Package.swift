@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "mdoc-reader", targets: ["mdoc-reader"]),
         .executable(name: "mdoc-issuer", targets: ["mdoc-issuer"]),
         .executable(name: "mdoc-benchmarks", targets: ["MdocBenchmarks"]),
+        .executable(name: "mdoc-ble-benchmarks", targets: ["BLEBenchmarks"]),
         .executable(name: "mdoc-demo", targets: ["mdoc-demo"]),
         .executable(name: "cbor-fuzzer", targets: ["CBORFuzzer"]),
     ],
@@ -95,6 +96,8 @@ let package = Package(
             dependencies: ["MdocIssuer", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode"]),
         .executableTarget(name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer"]),
+        // BLE figures through a real bluetoothd (in the BlueZ VM: `make bench-ble`).
+        .executableTarget(name: "BLEBenchmarks", dependencies: ["BlueZ", "DBus", "BLETransport", "ISO18013"]),
         .executableTarget(name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013"]),
 
         // Tests.

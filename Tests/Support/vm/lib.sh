@@ -32,7 +32,6 @@ fail() {
 track() { PIDS+=("$1"); }
 cleanup_case() {
   local pid
-  [ "${NUDGES:-0}" = 0 ] || echo "info: the holder's advertising was nudged ${NUDGES} time(s) (btvirt, pitfall 7)"
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
 }
 trap cleanup_case EXIT
@@ -83,37 +82,12 @@ READER_ARGS=(--adapter "${READER_ADAPTER:-hci1}" --trust-anchor "$FIXTURES/pki/i
 TRUSTED_READER=(--reader-key "$FIXTURES/pki/reader.key.pem" --reader-cert "$FIXTURES/pki/reader.pem")
 
 # start_reader NAME URI [ARGS...]: `mdoc-reader request` in the background; pid in READER_PID.
-# Returns once the reader is connecting (or has ended), nudging the holder's advertising
-# when the reader's scan does not see it (see nudge_advertising).
 start_reader() {
   local name=$1 uri=$2
   shift 2
   "$BIN/mdoc-reader" request "$uri" "${READER_ARGS[@]}" "$@" >"$T/$name.out" 2>"$T/$name.err" &
   READER_PID=$!
   track "$READER_PID"
-  wait_line "$T/$name.err" 'scanning on|serving mdoc service' 30 >/dev/null || return 0
-  # Central-client mode: the reader advertises and the holder scans (and the reader
-  # re-advertises by itself); powering hci0 off would cut the holder's scan or link.
-  grep -q 'serving mdoc service' "$T/$name.err" && return 0
-  local nudge
-  for nudge in 1 2 3 4 5; do
-    wait_line "$T/$name.err" 'connecting to|failed|no device' 4 >/dev/null && return 0
-    kill -0 "$READER_PID" 2>/dev/null || return 0
-    say "the reader's scan has not seen the holder: nudging its advertising ($nudge)"
-    nudge_advertising
-  done
-}
-
-# nudge_advertising: powers hci0 off and on. btvirt reports an advertiser to a scanner only
-# when advertising or scanning is switched on, and a report that comes before the scanner's
-# kernel has entered discovery is lost for good (TESTING.md pitfall 7): a reader that starts
-# scanning after the holder advertises may never see it. BlueZ keeps the holder's
-# registrations across the power cycle and advertises again at power-on.
-nudge_advertising() {
-  busctl --system set-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Powered b false 2>/dev/null || true
-  sleep 0.5
-  busctl --system set-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Powered b true 2>/dev/null || true
-  NUDGES=$((${NUDGES:-0} + 1))
 }
 
 # run_reader NAME URI [ARGS...]: the same in the foreground (bounded); exit status in READER_EXIT.
