@@ -100,8 +100,24 @@ public actor BlueZMdocGattServer: MdocGattServer {
             Task { [weak self] in
                 for await event in hostEvents { await self?.hostEvent(event, session) }
             },
+            Task { [weak self] in
+                // Until a reader shows up, the advertisement is registered again now and then
+                // (a controller may report an advertiser only when advertising starts).
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.advertisementCycle)
+                    guard let self, await self.awaitingReader(session) else { return }
+                    await host.readvertise()
+                }
+            },
         ]
         return stream
+    }
+
+    /// How long the advertisement stays up unanswered before it is registered again.
+    static let advertisementCycle: Duration = .seconds(3)
+
+    private func awaitingReader(_ session: Int) -> Bool {
+        session == sessions && peer == nil && !readerSeen
     }
 
     public func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {

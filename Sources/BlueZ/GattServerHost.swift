@@ -120,6 +120,17 @@ public actor GattServerHost {
         continuation = nil
     }
 
+    /// Registers the advertisement again (unregister, register). Some controllers report an
+    /// advertiser to a scanner only when advertising or scanning is switched on (btvirt does:
+    /// TESTING.md pitfall 7), so a scanner that started after the advertisement may never see
+    /// it; a server waiting for its first client can cycle the advertisement now and then.
+    public func readvertise() async {
+        guard running, let current = registration else { return }
+        registration = nil
+        _ = try? await withTimeout(callTimeout, "UnregisterAdvertisement") { try await current.unregister() }
+        try? await register()
+    }
+
     /// Disconnects a remote device from the adapter when it is still connected (bounded by
     /// ``callTimeout``).
     public func disconnect(_ device: DBusObjectPath) async {
