@@ -29,10 +29,15 @@ public struct COSEKey: Sendable, Hashable {
             guard let y = cbor[intKey: -3]?.bytesValue else {
                 throw .invalidKey("missing y (compressed points are not supported)")
             }
-            guard x.count == crv.coordinateSize, y.count == crv.coordinateSize else {
+            // RFC 9053 section 2.1 keeps leading zero octets, but some issuers (pymdoccbor)
+            // drop them, in about 1 key in 128: the same point, left-padded here.
+            guard (1...crv.coordinateSize).contains(x.count), (1...crv.coordinateSize).contains(y.count) else {
                 throw .invalidKey("coordinates of the wrong length for \(crv.rawValue)")
             }
-            self.y = y
+            self.y = Self.leftPadded(y, crv.coordinateSize)
+            self.curve = crv
+            self.x = Self.leftPadded(x, crv.coordinateSize)
+            return
         case 1:
             guard crv.isOKP else { throw .invalidKey("curve \(crv.rawValue) is not an OKP curve") }
             guard x.count == crv.coordinateSize else {
@@ -44,6 +49,10 @@ public struct COSEKey: Sendable, Hashable {
         }
         self.curve = crv
         self.x = x
+    }
+
+    private static func leftPadded(_ bytes: [UInt8], _ size: Int) -> [UInt8] {
+        [UInt8](repeating: 0, count: size - bytes.count) + bytes
     }
 
     public init(bytes: [UInt8]) throws(COSEError) {

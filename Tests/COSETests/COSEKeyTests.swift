@@ -31,7 +31,8 @@ struct COSEKeyTests {
         let cases: [CBOR] = [
             [1: 2, -1: 1, -2: .bytes(good.x)],  // no y
             [1: 2, -1: 99, -2: .bytes(good.x), -3: .bytes(good.y!)],  // unknown curve
-            [1: 2, -1: 1, -2: .bytes(Array(good.x.dropFirst())), -3: .bytes(good.y!)],  // short x
+            [1: 2, -1: 1, -2: .bytes(good.x + [0]), -3: .bytes(good.y!)],  // long x
+            [1: 2, -1: 1, -2: .bytes([]), -3: .bytes(good.y!)],  // empty x
             [1: 1, -1: 1, -2: .bytes(good.x)],  // OKP with an EC2 curve
             [1: 3, -1: 1, -2: .bytes(good.x), -3: .bytes(good.y!)],  // symmetric kty
             "not a map",
@@ -44,5 +45,19 @@ struct COSEKeyTests {
         y[31] ^= 1
         let offCurve = try COSEKey(cbor: [1: 2, -1: 1, -2: .bytes(good.x), -3: .bytes(y)])
         #expect(throws: COSEError.self) { try offCurve.publicKey() }
+    }
+
+    @Test func readsCoordinatesWhoseLeadingZerosWereDropped() throws {
+        // pymdoccbor writes coordinates without their leading zero octets (RFC 9053 keeps
+        // them): the same point, read as such.
+        var key = try PrivateKey.generate(.p256).publicKey
+        while COSEKey(key).x[0] != 0 && COSEKey(key).y![0] != 0 { key = try PrivateKey.generate(.p256).publicKey }
+        let full = COSEKey(key)
+        let stripped: CBOR = [
+            1: 2, -1: 1, -2: .bytes(Array(full.x.drop { $0 == 0 })), -3: .bytes(Array(full.y!.drop { $0 == 0 })),
+        ]
+        let read = try COSEKey(cbor: stripped)
+        #expect(read == full)
+        #expect(try read.publicKey() == key)
     }
 }
