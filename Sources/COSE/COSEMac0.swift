@@ -38,13 +38,21 @@ public struct COSEMac0: Sendable, Hashable {
         CBOR.array(["MAC0", .bytes(protected), .bytes([]), .bytes(payload)]).encoded()
     }
 
-    /// Recomputes the tag and compares in constant time.
-    public func isValidTag(key: SecretBytes, detachedPayload: [UInt8]? = nil) throws(COSEError) -> Bool {
-        guard protected.algorithm == Self.hmac256 else { throw .unsupportedAlgorithm(protected.algorithm) }
-        guard let content = payload ?? detachedPayload else {
-            throw .malformed("payload is detached and none was supplied")
-        }
-        let expected = HMAC.sha256(key: key, data: Self.macStructure(protected: protected.bytes, payload: content))
+    /// Checks a detached tag (ISO 18013-5 deviceMac) over `expectedPayload`, the
+    /// DeviceAuthenticationBytes the verifier computed for this session: recomputes the tag
+    /// and compares in constant time. A structure that arrived with a payload attached is
+    /// refused, whatever that payload is.
+    ///
+    /// - Throws: ``COSEError/attachedPayload`` when a payload travelled,
+    ///   ``COSEError/algorithmNotProtected`` without `alg` in the protected header,
+    ///   ``COSEError/unsupportedAlgorithm(_:)`` for an algorithm other than HMAC 256/256.
+    ///   Returns false when the tag is wrong.
+    public func isValidDetachedTag(over expectedPayload: [UInt8], key: SecretBytes) throws(COSEError) -> Bool {
+        guard payload == nil else { throw .attachedPayload }
+        guard let algorithm = protected.algorithm else { throw .algorithmNotProtected }
+        guard algorithm == Self.hmac256 else { throw .unsupportedAlgorithm(algorithm) }
+        let expected = HMAC.sha256(
+            key: key, data: Self.macStructure(protected: protected.bytes, payload: expectedPayload))
         guard expected.count == tag.count else { return false }
         var difference: UInt8 = 0
         for i in 0..<tag.count { difference |= expected[i] ^ tag[i] }

@@ -48,25 +48,53 @@ public struct COSESign1: Sendable, Hashable {
         CBOR.array(["Signature1", .bytes(protected), .bytes([]), .bytes(payload)]).encoded()
     }
 
-    /// The signature algorithm named in the protected header.
+    /// The signature algorithm named in the protected header (never the unprotected one).
     public var algorithm: SignatureAlgorithm? { protected.algorithm.flatMap(SignatureAlgorithm.init(rawValue:)) }
 
     /// The x5chain certificates (DER, leaf first), from the unprotected or protected header.
     public var x5chain: [[UInt8]]? { unprotected.x5chain ?? protected.map.mapEntries?.x5chain }
 
-    /// Checks the signature with `key`, over the attached payload or `detachedPayload`.
-    /// Throws when the structure cannot be checked at all (no algorithm, key of the wrong
-    /// type); returns false when the signature is wrong.
-    public func isValidSignature(key: PublicKey, detachedPayload: [UInt8]? = nil) throws(COSEError) -> Bool {
-        guard let algorithm else { throw .unsupportedAlgorithm(protected.algorithm) }
-        guard let content = payload ?? detachedPayload else {
-            throw .malformed("payload is detached and none was supplied")
-        }
+    /// Checks a detached signature (ISO 18013-5 readerAuth, deviceSignature) over
+    /// `expectedPayload`: the bytes the verifier computed itself for this session
+    /// (ReaderAuthenticationBytes, DeviceAuthenticationBytes). A structure that arrived with
+    /// a payload attached is refused, whatever that payload is.
+    ///
+    /// - Throws: ``COSEError/attachedPayload`` when a payload travelled,
+    ///   ``COSEError/algorithmNotProtected`` without `alg` in the protected header,
+    ///   ``COSEError/unsupportedAlgorithm(_:)`` for an algorithm we do not know or one that
+    ///   does not fit the key. Returns false when the signature is wrong.
+    public func isValidDetachedSignature(over expectedPayload: [UInt8], key: PublicKey) throws(COSEError) -> Bool {
+        guard payload == nil else { throw .attachedPayload }
+        return try isValid(over: expectedPayload, key: key)
+    }
+
+    /// Checks a signature over the payload it carries (issuerAuth over
+    /// MobileSecurityObjectBytes, as they travelled). Use it only where the standard attaches
+    /// the payload; detached structures take ``isValidDetachedSignature(over:key:)``.
+    ///
+    /// - Throws: ``COSEError/detachedPayload`` when no payload travelled, and the errors of
+    ///   ``isValidDetachedSignature(over:key:)`` but the first.
+    public func isValidAttachedSignature(key: PublicKey) throws(COSEError) -> Bool {
+        guard let payload else { throw .detachedPayload }
+        return try isValid(over: payload, key: key)
+    }
+
+    private func isValid(over content: [UInt8], key: PublicKey) throws(COSEError) -> Bool {
+        let algorithm = try protectedAlgorithm()
         guard Self.algorithm(algorithm, fits: key.curve) else {
             throw .unsupportedAlgorithm(algorithm.rawValue)
         }
         let toBeSigned = Self.sigStructure(protected: protected.bytes, payload: content)
         return key.isValidSignature(signature, for: toBeSigned, algorithm: algorithm)
+    }
+
+    /// The algorithm of the protected header, or why there is none to use.
+    private func protectedAlgorithm() throws(COSEError) -> SignatureAlgorithm {
+        guard let identifier = protected.algorithm else { throw .algorithmNotProtected }
+        guard let algorithm = SignatureAlgorithm(rawValue: identifier) else {
+            throw .unsupportedAlgorithm(identifier)
+        }
+        return algorithm
     }
 
     static func algorithm(_ algorithm: SignatureAlgorithm, fits curve: Curve) -> Bool {

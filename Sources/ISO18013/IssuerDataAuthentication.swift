@@ -49,7 +49,8 @@ public enum IssuerDataAuthentication {
         }
         result.documentSigner = chain[0]
         do {
-            if try !auth.isValidSignature(key: chain[0].publicKey) {
+            // issuerAuth is the one COSE_Sign1 whose payload travels (MobileSecurityObjectBytes).
+            if try !auth.isValidAttachedSignature(key: chain[0].publicKey) {
                 result.failures.append("issuerAuth signature does not verify with the document signer key")
             }
         } catch {
@@ -111,7 +112,8 @@ public enum IssuerDataAuthentication {
 extension DeviceAuthentication {
     /// Checks a document's deviceSigned (9.1.3): the signature with the MSO device key, or
     /// the MAC with `eMacKey` (which the reader derives from its EReaderKey and the device
-    /// key). Returns nil when authentic, or the reason.
+    /// key), both over the DeviceAuthenticationBytes computed here for `transcript`; one that
+    /// arrived with its payload attached is refused. Returns nil when authentic, or the reason.
     public static func verify(
         _ deviceSigned: DeviceSigned, docType: String, transcript: SessionTranscript, deviceKey: COSEKey,
         eMacKey: SecretBytes?
@@ -120,7 +122,7 @@ extension DeviceAuthentication {
         switch deviceSigned.deviceAuth {
         case .signature(let sig):
             do {
-                return try sig.isValidSignature(key: deviceKey.publicKey(), detachedPayload: payload)
+                return try sig.isValidDetachedSignature(over: payload, key: deviceKey.publicKey())
                     ? nil : "deviceSignature does not verify with the MSO device key"
             } catch {
                 return "deviceSignature cannot be checked: \(error)"
@@ -128,7 +130,7 @@ extension DeviceAuthentication {
         case .mac(let mac):
             guard let eMacKey else { return "deviceMac needs the reader's ephemeral key to check" }
             do {
-                return try mac.isValidTag(key: eMacKey, detachedPayload: payload) ? nil : "deviceMac does not verify"
+                return try mac.isValidDetachedTag(over: payload, key: eMacKey) ? nil : "deviceMac does not verify"
             } catch {
                 return "deviceMac cannot be checked: \(error)"
             }

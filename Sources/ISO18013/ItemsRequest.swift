@@ -48,8 +48,14 @@ public struct ItemsRequest: Sendable, Hashable {
                 }
                 elements.append(Element(id, intentToRetain: retain))
             }
+            // `DataElements = {+ DataElement => IntentToRetain}`: at least one element.
+            guard !elements.isEmpty else {
+                throw .invalid(structure: s, reason: "namespace \(name) requests no data elements")
+            }
             spaces.append(NameSpace(name, elements))
         }
+        // `NameSpaces = {+ NameSpace => DataElements}`: at least one namespace.
+        guard !spaces.isEmpty else { throw .invalid(structure: s, reason: "nameSpaces is empty") }
         nameSpaces = spaces
         if let info = value["requestInfo"] {
             requestInfo = try Read.entries(info, s, "requestInfo")

@@ -93,8 +93,10 @@ public enum ReaderAuthentication {
         }
     }
 
-    /// Verifies one readerAuth over `payload` (ReaderAuthenticationBytes or the All form):
-    /// signature with the leaf key, chain to `trustAnchors` at `time`, reader profile.
+    /// Verifies one readerAuth over `payloads` (ReaderAuthenticationBytes or the All forms,
+    /// computed by the caller for this session): signature with the leaf key, chain to
+    /// `trustAnchors` at `time`, reader profile. A readerAuth that carries its own payload, or
+    /// whose `alg` is not in the protected header, is invalid.
     public static func verify(
         _ readerAuth: COSESign1?, payloads: [[UInt8]], trustAnchors: [Certificate], at time: Date
     ) -> ReaderAuthenticationResult {
@@ -120,7 +122,7 @@ public enum ReaderAuthentication {
         do {
             let key = try leaf.publicKey
             var valid = false
-            for payload in payloads where try readerAuth.isValidSignature(key: key, detachedPayload: payload) {
+            for payload in payloads where try readerAuth.isValidDetachedSignature(over: payload, key: key) {
                 valid = true
                 break
             }

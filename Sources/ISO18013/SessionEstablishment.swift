@@ -16,16 +16,24 @@ public struct SessionEstablishment: Sendable, Hashable {
         self.data = data
     }
 
+    /// Reads the reader's first message.
+    ///
+    /// - Throws: ``ISO18013Error/cbor(structure:_:)`` or ``ISO18013Error/invalid(structure:reason:)``
+    ///   when the message is not a SessionEstablishment (status 11), and
+    ///   ``ISO18013Error/sessionEncryption(_:)`` when it is one but its EReaderKey is not a
+    ///   usable COSE_Key (status 10).
     public init(bytes: [UInt8], limits: CBORDecodingLimits = .default) throws(ISO18013Error) {
         let s = "SessionEstablishment"
         let value = try Read.map(Read.decode(bytes, as: s, limits: limits), s)
         eReaderKeyBytes = try Read.embedded(value["eReaderKey"], s, "eReaderKey")
+        data = try Read.bytes(value["data"], s, "data")
+        // A well-formed message whose key cannot be used for this session's key agreement
+        // (no or another kty/crv, a y we cannot take) is a session encryption error: status 10.
         do {
             eReaderKey = try COSEKey(cbor: eReaderKeyBytes.value)
         } catch {
-            throw .cose(structure: "EReaderKey", error)
+            throw .sessionEncryption("EReaderKey cannot be used: \(error)")
         }
-        data = try Read.bytes(value["data"], s, "data")
     }
 
     public var encoded: [UInt8] {

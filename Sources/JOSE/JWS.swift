@@ -132,11 +132,17 @@ public struct JWS: Sendable {
     /// Checks the signature with `key`.
     ///
     /// - Throws: ``JOSEError/unsupportedAlgorithm(_:)`` for `alg` none, an algorithm we do not
-    ///   implement, one that does not fit the key's curve, or a `crit` header (no extension is
-    ///   understood); ``JOSEError/invalidSignature`` if the signature does not verify.
+    ///   implement, one that does not fit the key's curve, a `crit` header (no extension is
+    ///   understood) or a `b64` header other than true (RFC 7797); ``JOSEError/invalidSignature``
+    ///   if the signature does not verify.
     public func verify(with key: PublicKey) throws(JOSEError) {
         guard let algorithm else { throw .unsupportedAlgorithm("JWS alg \(algorithmName)") }
         guard header["crit"] == nil else { throw .unsupportedAlgorithm("JWS crit header parameters") }
+        // RFC 7797: with `b64` false the signature covers the payload unencoded, not the
+        // base64url text we received and check. Only the default (absent, or true) is ours.
+        if let b64 = header["b64"], b64 != .bool(true) {
+            throw .unsupportedAlgorithm("JWS b64 header other than true (RFC 7797 unencoded payload)")
+        }
         guard algorithm.fits(key.curve) else {
             throw .unsupportedAlgorithm("\(algorithm.rawValue) with a \(key.curve.rawValue) key")
         }

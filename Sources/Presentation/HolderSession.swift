@@ -134,14 +134,21 @@ public struct HolderSession: Sendable {
         let establishment: SessionEstablishment
         do {
             establishment = try SessionEstablishment(bytes: message, limits: configuration.decodingLimits)
+        } catch .sessionEncryption {
+            return end(.sessionEncryptionError, sending: SessionData(status: .sessionEncryptionError))
         } catch {
             return end(.decodingError(error.description), sending: SessionData(status: .cborDecodingError))
         }
+        // An EReaderKey that cannot be used with this engagement's EDeviceKey (another curve, a
+        // point not on its curve) is a session encryption error (status 10), as TS 18013-6 tests.
         let readerKey: PublicKey
         do {
+            guard establishment.eReaderKey.curve == engagement.eDeviceKey.curve else {
+                return end(.sessionEncryptionError, sending: SessionData(status: .sessionEncryptionError))
+            }
             readerKey = try establishment.eReaderKey.publicKey()
         } catch {
-            return end(.decodingError("EReaderKey: \(error)"), sending: SessionData(status: .cborDecodingError))
+            return end(.sessionEncryptionError, sending: SessionData(status: .sessionEncryptionError))
         }
         let transcript = SessionTranscript(
             deviceEngagement: engagement, eReaderKeyBytes: establishment.eReaderKeyBytes, handover: handover)

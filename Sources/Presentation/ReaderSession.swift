@@ -87,8 +87,13 @@ public struct ReaderSession: Sendable {
 
     /// The first message: SessionEstablishment carrying the encrypted DeviceRequest.
     public mutating func establishment(requesting items: [ItemsRequest]) throws(ISO18013Error) -> [UInt8] {
-        let request = try deviceRequest(items)
-        return SessionEstablishment(
+        try establishment(for: deviceRequest(items))
+    }
+
+    /// The first message for a DeviceRequest built by the caller (a test or conformance case
+    /// that sends what ``deviceRequest(_:)`` would not).
+    public mutating func establishment(for request: DeviceRequest) throws(ISO18013Error) -> [UInt8] {
+        SessionEstablishment(
             eReaderKey: COSEKey(eReaderKey.publicKey), data: try encryption.encrypt(request.encoded)
         )
         .encoded

@@ -8,6 +8,8 @@ import Presentation
 
 /// Requests an mdoc from a holder over Bluetooth LE, in mdoc peripheral-server mode (the
 /// holder is the GATT server) or mdoc central-client mode (we are), and verifies the response.
+extension ReaderAuthenticationFault: ExpressibleByArgument {}
+
 struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "request",
@@ -75,6 +77,15 @@ struct RequestCommand: AsyncParsableCommand {
         help: "IACA certificate(s) (PEM) the document signer must chain to. Repeatable; at least one.")
     var trustAnchors: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "For testing holders: send a deliberately wrong readerAuth (needs --reader-key and --reader-cert). "
+                + "replayed-reader-auth: signed for another session of this engagement, with that session's "
+                + "ReaderAuthenticationBytes attached; unprotected-alg: alg only in the unprotected header. "
+                + "A correct holder treats the reader as invalid.",
+            valueName: "replayed-reader-auth|unprotected-alg"))
+    var hostile: ReaderAuthenticationFault?
+
     @Flag(help: "Print the result as JSON.")
     var json = false
 
@@ -119,6 +130,9 @@ struct RequestCommand: AsyncParsableCommand {
         }
         guard !trustAnchors.isEmpty else {
             throw ReaderCLIError("give at least one --trust-anchor (the IACA certificate)")
+        }
+        if hostile != nil, readerKey == nil {
+            throw ReaderCLIError("--hostile signs a readerAuth: give --reader-key and --reader-cert")
         }
         var anchors: [Certificate] = []
         for path in trustAnchors { anchors += try InputFile.certificates(path) }
@@ -186,7 +200,12 @@ struct RequestCommand: AsyncParsableCommand {
         do {
             reader = try ReaderSession(
                 engagement: plan.engagement, trustAnchors: plan.trustAnchors, identity: plan.identity)
-            establishment = try reader.establishment(requesting: [plan.items])
+            if let fault = hostile, let identity = plan.identity {
+                let doc = try fault.docRequest(plan.items, in: reader, identity: identity)
+                establishment = try reader.establishment(for: DeviceRequest(docRequests: [doc]))
+            } else {
+                establishment = try reader.establishment(requesting: [plan.items])
+            }
         } catch {
             Self.fail("cannot make the request: \(error)")
         }

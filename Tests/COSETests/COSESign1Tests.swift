@@ -15,14 +15,14 @@ struct COSESign1Tests {
             let attached = try COSESign1.sign(payload: payload, detached: false, key: key, algorithm: alg)
             let parsed = try COSESign1(cbor: CBOR.decode(attached.cbor.encoded()))
             #expect(parsed.payload == payload)
-            #expect(try parsed.isValidSignature(key: key.publicKey))
+            #expect(try parsed.isValidAttachedSignature(key: key.publicKey))
             let detached = try COSESign1.sign(payload: payload, detached: true, key: key, algorithm: alg)
             #expect(detached.payload == nil)
-            #expect(try detached.isValidSignature(key: key.publicKey, detachedPayload: payload))
-            #expect(try !detached.isValidSignature(key: key.publicKey, detachedPayload: payload + [0]))
-            #expect(throws: COSEError.self) { try detached.isValidSignature(key: key.publicKey) }
+            #expect(try detached.isValidDetachedSignature(over: payload, key: key.publicKey))
+            #expect(try !detached.isValidDetachedSignature(over: payload + [0], key: key.publicKey))
+            #expect(throws: COSEError.detachedPayload) { try detached.isValidAttachedSignature(key: key.publicKey) }
             let other = try PrivateKey.generate(curve)
-            #expect(try !parsed.isValidSignature(key: other.publicKey))
+            #expect(try !parsed.isValidAttachedSignature(key: other.publicKey))
         }
     }
 
@@ -44,7 +44,7 @@ struct COSESign1Tests {
         let p256 = try PrivateKey.generate(.p256)
         let sig = try COSESign1.sign(payload: [1], detached: false, key: p256, algorithm: .es256)
         let ed = try PrivateKey.generate(.ed25519)
-        #expect(throws: COSEError.self) { try sig.isValidSignature(key: ed.publicKey) }
+        #expect(throws: COSEError.self) { try sig.isValidAttachedSignature(key: ed.publicKey) }
         for bad: CBOR in [
             [1, 2, 3], [.bytes([]), [:], .null], [.bytes([0x01]), [:], .null, .bytes([])],
             [.text("x"), [:], .null, .bytes([])],
@@ -52,15 +52,67 @@ struct COSESign1Tests {
             #expect(throws: COSEError.self) { try COSESign1(cbor: bad) }
         }
         let noAlg = try COSESign1(cbor: [.bytes([]), [:], .bytes([1]), .bytes([0])])
-        #expect(throws: COSEError.unsupportedAlgorithm(nil)) { try noAlg.isValidSignature(key: p256.publicKey) }
+        #expect(throws: COSEError.algorithmNotProtected) { try noAlg.isValidAttachedSignature(key: p256.publicKey) }
+        let unknownAlg = try COSESign1(cbor: [
+            .bytes(CBOR.map([CBORMapEntry(1, -9999)]).encoded()), [:], .null, .bytes([0]),
+        ])
+        #expect(throws: COSEError.unsupportedAlgorithm(-9999)) {
+            try unknownAlg.isValidDetachedSignature(over: [1], key: p256.publicKey)
+        }
+    }
+
+    /// The replay TS 18013-6 tests: a signature made for one session's bytes, sent with those
+    /// bytes attached, is refused in another session, and even in its own (detached means
+    /// detached), while the same signature detached verifies only over its own bytes.
+    @Test func aDetachedSignatureThatArrivesWithItsPayloadAttachedIsRefused() throws {
+        let key = try PrivateKey.generate(.p256)
+        let recorded = Array("ReaderAuthenticationBytes of session A".utf8)
+        let thisSession = Array("ReaderAuthenticationBytes of session B".utf8)
+        let detached = try COSESign1.sign(payload: recorded, detached: true, key: key, algorithm: .es256)
+        #expect(try detached.isValidDetachedSignature(over: recorded, key: key.publicKey))
+        #expect(try !detached.isValidDetachedSignature(over: thisSession, key: key.publicKey))
+        let replayed = try COSESign1(cbor: Self.attaching(recorded, to: detached.cbor))
+        #expect(throws: COSEError.attachedPayload) {
+            try replayed.isValidDetachedSignature(over: thisSession, key: key.publicKey)
+        }
+        #expect(throws: COSEError.attachedPayload) {
+            try replayed.isValidDetachedSignature(over: recorded, key: key.publicKey)
+        }
+    }
+
+    /// `alg` counts only in the protected header: a valid signature whose alg sits in the
+    /// unprotected header alone is refused.
+    @Test func anAlgorithmInTheUnprotectedHeaderOnlyIsRefused() throws {
+        let key = try PrivateKey.generate(.p256)
+        let payload = Array("DeviceAuthenticationBytes".utf8)
+        let toBeSigned = COSESign1.sigStructure(protected: [], payload: payload)
+        let signature = try key.sign(toBeSigned, algorithm: .es256)
+        let sign1 = try COSESign1(cbor: [.bytes([]), .map([CBORMapEntry(1, -7)]), .null, .bytes(signature)])
+        #expect(sign1.algorithm == nil)
+        #expect(throws: COSEError.algorithmNotProtected) {
+            try sign1.isValidDetachedSignature(over: payload, key: key.publicKey)
+        }
+        let macKey = SecretBytes(SecureRandom.bytes(32))
+        let tag = HMAC.sha256(key: macKey, data: COSEMac0.macStructure(protected: [], payload: payload))
+        let mac0 = try COSEMac0(cbor: [.bytes([]), .map([CBORMapEntry(1, 5)]), .null, .bytes(tag)])
+        #expect(throws: COSEError.algorithmNotProtected) { try mac0.isValidDetachedTag(over: payload, key: macKey) }
+    }
+
+    /// The structure as an attacker would send it: the same headers and signature or tag,
+    /// with `payload` in the payload slot.
+    static func attaching(_ payload: [UInt8], to cbor: CBOR) -> CBOR {
+        guard case .array(let parts) = cbor, parts.count == 4 else { return cbor }
+        return .array([parts[0], parts[1], .bytes(payload), parts[3]])
     }
 
     @Test func mac0VerifiesOnlyWithTheSameKeyAndPayload() throws {
         let key = SecretBytes(SecureRandom.bytes(32))
         let mac = COSEMac0.authenticate(payload: [1, 2, 3], detached: true, key: key)
         let parsed = try COSEMac0(cbor: CBOR.decode(mac.cbor.encoded()))
-        #expect(try parsed.isValidTag(key: key, detachedPayload: [1, 2, 3]))
-        #expect(try !parsed.isValidTag(key: key, detachedPayload: [1, 2, 4]))
-        #expect(try !parsed.isValidTag(key: SecretBytes(SecureRandom.bytes(32)), detachedPayload: [1, 2, 3]))
+        #expect(try parsed.isValidDetachedTag(over: [1, 2, 3], key: key))
+        #expect(try !parsed.isValidDetachedTag(over: [1, 2, 4], key: key))
+        #expect(try !parsed.isValidDetachedTag(over: [1, 2, 3], key: SecretBytes(SecureRandom.bytes(32))))
+        let attached = try COSEMac0(cbor: Self.attaching([1, 2, 3], to: mac.cbor))
+        #expect(throws: COSEError.attachedPayload) { try attached.isValidDetachedTag(over: [1, 2, 3], key: key) }
     }
 }

@@ -120,4 +120,66 @@ struct DeviceRequestTests {
         }
         #expect(throws: ISO18013Error.self) { try DeviceRequest(bytes: [0xA1, 0x61]) }
     }
+
+    /// The Annex D readerAuth with its ReaderAuthenticationBytes attached: before, any holder
+    /// verified it over the attached bytes, whatever its own session; now it is invalid in
+    /// every session, its own included.
+    @Test func theAnnexDReaderAuthWithItsPayloadAttachedIsInvalidEverywhere() throws {
+        let request = try DeviceRequest(bytes: Vectors.annexD("DeviceRequest"))
+        let doc = request.docRequests[0]
+        let auth = try #require(doc.readerAuth)
+        guard case .array(let parts) = auth.cbor else { throw COSEError.malformed("not an array") }
+        let attached = try COSESign1(
+            cbor: .array([parts[0], parts[1], .bytes(Vectors.annexD("ReaderAuthenticationBytes")), parts[3]]))
+        let replayed = try DocRequest(itemsRequestBytes: doc.itemsRequestBytes, readerAuth: attached)
+        for transcript in [SessionTranscript(handover: ["another session"]), Self.transcript] {
+            let r = ReaderAuthentication.verify(
+                docRequest: replayed, in: DeviceRequest(docRequests: [replayed]), transcript: transcript,
+                trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
+            #expect(r.status == .invalid)
+            #expect(r.failure?.contains("attached") == true, "\(r.failure ?? "")")
+        }
+    }
+
+    /// `NameSpaces = {+ ...}` and `DataElements = {+ ...}`: empty maps are refused as
+    /// invalid structure (status 12), not read as a request for nothing.
+    @Test func anItemsRequestWithEmptyMapsIsInvalid() {
+        let cases: [CBOR] = [
+            ["docType": "org.iso.18013.5.1.mDL", "nameSpaces": [:]],
+            ["docType": "org.iso.18013.5.1.mDL", "nameSpaces": ["org.iso.18013.5.1": [:]]],
+            [
+                "docType": "org.iso.18013.5.1.mDL",
+                "nameSpaces": ["org.iso.18013.5.1": ["family_name": true], "x": [:]],
+            ],
+        ]
+        for c in cases {
+            let request: CBOR = ["version": "1.0", "docRequests": [["itemsRequest": .embedded(EmbeddedCBOR(c))]]]
+            #expect {
+                try DeviceRequest(bytes: request.encoded())
+            } throws: { error in
+                guard case ISO18013Error.invalid(structure: "ItemsRequest", _) = error else { return false }
+                return true
+            }
+        }
+    }
+
+    /// A SessionEstablishment whose EReaderKey is not a usable COSE_Key is a session
+    /// encryption error (status 10); one that is not a SessionEstablishment is not.
+    @Test func anUnusableEReaderKeyIsASessionEncryptionError() throws {
+        let key: CBOR = [1: 2, -1: 1, -2: .bytes([1]), -3: true]
+        let message: CBOR = ["eReaderKey": .embedded(EmbeddedCBOR(key)), "data": .bytes([1])]
+        #expect {
+            try SessionEstablishment(bytes: message.encoded())
+        } throws: { error in
+            guard case ISO18013Error.sessionEncryption = error else { return false }
+            return true
+        }
+        let notEmbedded: CBOR = ["eReaderKey": key, "data": .bytes([1])]
+        #expect {
+            try SessionEstablishment(bytes: notEmbedded.encoded())
+        } throws: { error in
+            guard case ISO18013Error.invalid = error else { return false }
+            return true
+        }
+    }
 }

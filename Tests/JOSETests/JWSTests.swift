@@ -77,6 +77,20 @@ import Testing
         #expect(throws: JOSEError.self) { try critical.verify(with: key.publicKey) }
     }
 
+    /// RFC 7797 `b64` false changes what the signature covers: refused even without `crit`
+    /// (whose absence a sloppy signer might rely on), while `b64` true is the default.
+    @Test func refusesAnUnencodedPayloadHeader() throws {
+        let key = try PrivateKey.generate(.p256)
+        let unencoded = try JWS(compact: try JWS.sign(payload: [1], header: ["b64": false], key: key))
+        #expect(throws: JOSEError.unsupportedAlgorithm("JWS b64 header other than true (RFC 7797 unencoded payload)")) {
+            try unencoded.verify(with: key.publicKey)
+        }
+        let text = try JWS(compact: try JWS.sign(payload: [1], header: ["b64": "false"], key: key))
+        #expect(throws: JOSEError.self) { try text.verify(with: key.publicKey) }
+        let encoded = try JWS(compact: try JWS.sign(payload: [1], header: ["b64": true], key: key))
+        try encoded.verify(with: key.publicKey)
+    }
+
     @Test(arguments: ["a.b", "a.b.c.d", "!!.e30.", "e30.e30.", "W10.e30.", "eyJhbGciOiJFUzI1NiJ9.e30=.", ""])
     func refusesMalformedCompactForms(_ compact: String) {
         #expect(throws: JOSEError.self) { try JWS(compact: compact) }

@@ -114,8 +114,13 @@ import Testing
         let text = try #require(presentations[0].stringValue)
         let bytes = try #require(JOSEBase64URL.decode(text))
 
+        // The verifier's own transcript (unencrypted: no thumbprint), never the wallet's.
+        let verifierTranscript = SessionTranscript(
+            handover: OnlineHandover.openID4VP(
+                clientID: TestVerifier.clientID, nonce: "n-0S6_WzA2Mj", jwkThumbprint: nil,
+                responseURI: TestVerifier.responseURI))
         let result = try ResponseVerifier.verify(
-            bytes, transcript: parameters.sessionTranscript, trustAnchors: [wallet.pki.iaca], eReaderKey: nil)
+            bytes, transcript: verifierTranscript, trustAnchors: [wallet.pki.iaca], eReaderKey: nil)
         #expect(result.isValid, "\(result.documents.flatMap(\.failures))")
         #expect(
             result.documents.first?.elements.map(\.id).sorted()

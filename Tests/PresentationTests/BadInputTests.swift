@@ -138,4 +138,81 @@ struct BadInputTests {
         #expect(Self.reason(out) == .readerEnded)
         #expect(x.holder.consent(.approveAll(x.consentRequests[0]), at: D.time).isEmpty)
     }
+
+    // MARK: - Status codes TS 18013-6 expects
+
+    /// A SessionEstablishment whose EReaderKeyBytes hold `key` (any CBOR), with junk data.
+    static func establishment(readerKey key: CBOR) -> [UInt8] {
+        CBOR.map([CBORMapEntry("eReaderKey", .embedded(EmbeddedCBOR(key))), CBORMapEntry("data", .bytes([1, 2, 3]))])
+            .encoded()
+    }
+
+    /// An EReaderKey that cannot be used for this session's key agreement gets SessionData
+    /// status 10 (session encryption), not 11: the message itself is well-formed.
+    @Test func anUnusableEReaderKeyGetsStatus10() throws {
+        let p256 = COSEKey(try PrivateKey.generate(.p256).publicKey)
+        let p384 = COSEKey(try PrivateKey.generate(.p384).publicKey)
+        let x = CBOR.bytes(p256.x)
+        let y = CBOR.bytes(p256.y!)
+        let keys: [(String, CBOR)] = [
+            ("a P-384 key for a P-256 engagement", p384.cbor),
+            ("no kty", [-1: 1, -2: x, -3: y] as CBOR),
+            ("kty OKP with crv P-256", [1: 1, -1: 1, -2: x, -3: y] as CBOR),
+            ("kty 99", [1: 99, -1: 1, -2: x, -3: y] as CBOR),
+            ("no crv", [1: 2, -2: x, -3: y] as CBOR),
+            ("an unknown crv", [1: 2, -1: 77, -2: x, -3: y] as CBOR),
+            ("crv as text", [1: 2, -1: "P-256", -2: x, -3: y] as CBOR),
+            ("y as a compression bit", [1: 2, -1: 1, -2: x, -3: true] as CBOR),
+            ("y as an integer", [1: 2, -1: 1, -2: x, -3: 7] as CBOR),
+            ("a point not on the curve", [1: 2, -1: 1, -2: x, -3: .bytes([UInt8](repeating: 1, count: 32))] as CBOR),
+            ("not a map", .array([1, 2])),
+        ]
+        for (name, key) in keys {
+            var exchange = try InMemoryExchange(credentials: [D.credential()], iacas: [D.iaca], time: D.time)
+            let out = exchange.holder.receive(Self.establishment(readerKey: key), at: D.time)
+            #expect(Self.statusOf(out) == 10, "\(name)")
+            #expect(Self.reason(out) == .sessionEncryptionError, "\(name)")
+            #expect(exchange.holder.isEnded, "\(name)")
+        }
+    }
+
+    /// The reply to a DeviceRequest whose only document asks for `nameSpaces`.
+    static func response(toNameSpaces nameSpaces: [ItemsRequest.NameSpace]) throws -> (DeviceResponse, HolderSession) {
+        var x = try InMemoryExchange(credentials: [D.credential()], iacas: [D.iaca], time: D.time)
+        let request = DeviceRequest(docRequests: [
+            DocRequest(itemsRequest: ItemsRequest(docType: D.mDL, nameSpaces: nameSpaces))
+        ])
+        let replies = x.deliver(try x.reader.establishment(for: request)) { .approveAll($0) }
+        #expect(x.consentRequests.isEmpty)
+        let reply = try #require(replies.first)
+        guard case .response(let verified, let raw, let ended) = try x.reader.receive(reply, at: D.time) else {
+            throw NoResponse()
+        }
+        #expect(ended)
+        #expect(verified.documents.isEmpty)
+        return (try DeviceResponse(bytes: raw), x.holder)
+    }
+
+    struct NoResponse: Error {}
+
+    /// `NameSpaces = {+ ...}`: an empty nameSpaces map breaks the CDDL, so DeviceResponse
+    /// status 12 with no documents (not status 0 with documentErrors), and the session ends.
+    @Test func anEmptyNameSpacesMapGetsStatus12AndNoDocuments() throws {
+        let (response, holder) = try Self.response(toNameSpaces: [])
+        #expect(response.status == 12)
+        #expect(response.documents.isEmpty && response.documentErrors.isEmpty)
+        #expect(holder.isEnded)
+    }
+
+    /// `DataElements = {+ ...}`: a namespace with no data elements gets status 12 too.
+    @Test func aNameSpaceWithoutDataElementsGetsStatus12AndNoDocuments() throws {
+        let (response, holder) = try Self.response(toNameSpaces: [.init(D.ns, [])])
+        #expect(response.status == 12)
+        #expect(response.documents.isEmpty && response.documentErrors.isEmpty)
+        #expect(holder.isEnded)
+        let (mixed, _) = try Self.response(toNameSpaces: [
+            .init(D.ns, [.init("family_name")]), .init("org.example", []),
+        ])
+        #expect(mixed.status == 12 && mixed.documents.isEmpty)
+    }
 }

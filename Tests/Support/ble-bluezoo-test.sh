@@ -109,6 +109,23 @@ present untrusted "$tmp/wallet.sqlite" refuse
 if [ "$reader_exit" = 1 ]; then ok; else ko "untrusted: the reader gets no documents (exit $reader_exit)" "$tmp/untrusted.reader.err"; fi
 if python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["documents"] == [] and r["documentErrors"], r' "$tmp/untrusted.reader.out"; then ok; else ko "untrusted: documentErrors only" "$tmp/untrusted.reader.out"; fi
 
+# 2b. A replayed readerAuth: the trusted reader's key signed another session of this engagement and
+# that session's ReaderAuthenticationBytes ride along attached. The holder must see an invalid reader
+# (not the trusted one it copies) and release nothing under the trusted-readers policy; the same for
+# a readerAuth whose alg is only in the unprotected header.
+for fault in replayed-reader-auth unprotected-alg; do
+  present "$fault" "$tmp/wallet.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem \
+    --reader-cert Fixtures/pki/reader.pem --hostile "$fault"
+  if [ "$reader_exit" = 1 ] && python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["documents"] == [] and r["documentErrors"], r' \
+    "$tmp/$fault.reader.out"; then ok; else ko "$fault: nothing released (reader exit $reader_exit)" "$tmp/$fault.reader.out"; fi
+  if "$bin/mdoc-holder" history --json --store "$tmp/wallet.sqlite" | python3 -c '
+import json, sys
+e = json.load(sys.stdin)[-1]
+assert e["elementsSent"] == [] and e["authentication"].startswith("authentication failed"), e
+assert ("attached" if sys.argv[1] == "replayed-reader-auth" else "protected header") in e["authentication"], e' "$fault"
+  then ok; else ko "$fault: the history names the reader as invalid, nothing sent"; fi
+done
+
 # 3. A 100 kB portrait arrives intact.
 present big "$tmp/big.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem --reader-cert Fixtures/pki/reader.pem \
   --element org.iso.18013.5.1:portrait

@@ -79,6 +79,60 @@ fails "reader says not valid once expired" 1 "$bin/mdoc-reader" verify "$tmp/res
   --transcript "$tmp/transcript.hex" --trust-anchor "$tmp/iaca.pem" --reader-key "$tmp/reader.pem"
 fails "reader refuses a file that is not a response" 2 "$bin/mdoc-reader" verify "$tmp/iaca.pem" \
   --transcript "$tmp/transcript.hex" --trust-anchor "$tmp/iaca.pem"
+# Device authentication is checked over the bytes of the transcript given, never over a payload
+# the response brings: a deviceSignature made for session A, sent with A's DeviceAuthenticationBytes
+# attached, is refused for session B (a cloned response), and an attached deviceMac is refused too.
+.venv-test/bin/python3 - "$tmp" <<'PY'
+import json, sys
+import cbor2
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+out = sys.argv[1]
+key = serialization.load_pem_private_key(open("Fixtures/mdl-device-key.pem", "rb").read(), None)
+issuer_signed = cbor2.loads(open("Fixtures/mdl.cbor", "rb").read())
+doc_type = "org.iso.18013.5.1.mDL"
+def transcript(name):  # [DeviceEngagementBytes, EReaderKeyBytes, null] of two sessions
+    reader = ec.generate_private_key(ec.SECP256R1()).public_key().public_numbers()
+    key_bytes = cbor2.dumps({1: 2, -1: 1, -2: reader.x.to_bytes(32, "big"), -3: reader.y.to_bytes(32, "big")})
+    t = [cbor2.CBORTag(24, cbor2.dumps({0: "1.0", "session": name})), cbor2.CBORTag(24, key_bytes), None]
+    open(f"{out}/transcript-{name}.cbor", "wb").write(cbor2.dumps(t))
+    return t
+a = transcript("a")
+transcript("b")
+name_spaces = cbor2.CBORTag(24, cbor2.dumps({}))
+payload = cbor2.dumps(cbor2.CBORTag(24, cbor2.dumps(["DeviceAuthentication", a, doc_type, name_spaces])))
+def response(protected, unprotected, attached):
+    sig_structure = cbor2.dumps(["Signature1", protected, b"", payload])
+    r, s = decode_dss_signature(key.sign(sig_structure, ec.ECDSA(hashes.SHA256())))
+    sign1 = [protected, unprotected, payload if attached else None, r.to_bytes(32, "big") + s.to_bytes(32, "big")]
+    doc = {"docType": doc_type, "issuerSigned": issuer_signed,
+           "deviceSigned": {"nameSpaces": name_spaces, "deviceAuth": {"deviceSignature": sign1}}}
+    return cbor2.dumps({"version": "1.0", "documents": [doc], "status": 0})
+protected = cbor2.dumps({1: -7})
+open(f"{out}/signed-detached.cbor", "wb").write(response(protected, {}, False))
+open(f"{out}/signed-attached.cbor", "wb").write(response(protected, {}, True))
+open(f"{out}/signed-unprotected-alg.cbor", "wb").write(response(b"", {1: -7}, False))
+d = json.load(open("Fixtures/vectors/iso18013-5-annex-d.json"))
+annex = cbor2.loads(bytes.fromhex(d["DeviceResponse"]["hex"]))
+mac = annex["documents"][0]["deviceSigned"]["deviceAuth"]["deviceMac"]
+mac[2] = bytes.fromhex(d["DeviceAuthenticationBytes"]["hex"])
+open(f"{out}/mac-attached.cbor", "wb").write(cbor2.dumps(annex))
+PY
+check "reader verifies a detached deviceSignature in its own session" "$bin/mdoc-reader" verify "$tmp/signed-detached.cbor" \
+  --transcript "$tmp/transcript-a.cbor" --trust-anchor Fixtures/pki/iaca.pem
+fails "reader refuses that deviceSignature in another session" 1 "$bin/mdoc-reader" verify "$tmp/signed-detached.cbor" \
+  --transcript "$tmp/transcript-b.cbor" --trust-anchor Fixtures/pki/iaca.pem
+fails "reader refuses it replayed with session A's bytes attached, in session B" 1 "$bin/mdoc-reader" verify \
+  "$tmp/signed-attached.cbor" --transcript "$tmp/transcript-b.cbor" --trust-anchor Fixtures/pki/iaca.pem
+cp "$tmp/out" "$tmp/replayed.out"
+check "the refusal says the payload was attached" grep -q "attached" "$tmp/replayed.out"
+fails "reader refuses an attached deviceSignature even in its own session" 1 "$bin/mdoc-reader" verify \
+  "$tmp/signed-attached.cbor" --transcript "$tmp/transcript-a.cbor" --trust-anchor Fixtures/pki/iaca.pem
+fails "reader refuses a deviceSignature whose alg is only unprotected" 1 "$bin/mdoc-reader" verify \
+  "$tmp/signed-unprotected-alg.cbor" --transcript "$tmp/transcript-a.cbor" --trust-anchor Fixtures/pki/iaca.pem
+fails "reader refuses the Annex D deviceMac with its payload attached" 1 "$bin/mdoc-reader" verify "$tmp/mac-attached.cbor" \
+  --transcript "$tmp/transcript.hex" --trust-anchor "$tmp/iaca.pem" --at 2021-06-01T00:00:00Z --reader-key "$tmp/reader.pem"
 check "engagement --qr uri prints one mdoc: line" bash -c "'$bin/mdoc-holder' engagement --qr uri | grep -qx 'mdoc:[A-Za-z0-9_-]*'"
 
 echo "cli: $passed passed, $failed failed"

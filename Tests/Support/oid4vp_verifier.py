@@ -24,7 +24,8 @@ Endpoints (all HTTPS):
   POST /response       the wallet's response (direct_post: vp_token, state; direct_post.jwt:
                        response = JWE) or error response (error, error_description, state).
                        A vp_token is checked with openvc.mdoc.verify_device_response against
-                       the IACA and the OpenID4VP 1.0 SessionTranscript computed here.
+                       the IACA and the OpenID4VP 1.0 SessionTranscript computed here, after
+                       checking that deviceSignature / deviceMac travel detached.
   GET /result/ID       what this verifier saw for the session (JSON).
   GET /slow?s=N        answers after N seconds (timeouts); GET /big: 2 MiB; GET /redirect: 302.
 
@@ -168,6 +169,22 @@ JWE_REGISTRY = LargeJWERegistry(algorithms=["ECDH-ES", "A128GCM", "A192GCM", "A2
 # --------------------------------------------------------------------------- the verifier
 
 
+def check_device_auth_detached(device_response: bytes) -> None:
+    """ISO 18013-5: deviceSignature and deviceMac travel with a nil payload and alg in the
+    protected header; the verifier checks them over bytes it computes itself. Refuse a wallet
+    that attaches the payload, whatever the library below would make of it."""
+    response = cbor2.loads(device_response)
+    for document in response.get("documents", []):
+        auth = document["deviceSigned"]["deviceAuth"]
+        for name in ("deviceSignature", "deviceMac"):
+            if name in auth:
+                cose = auth[name]
+                cose = cose.value if isinstance(cose, cbor2.CBORTag) else cose
+                assert cose[2] is None, f"{name} carries an attached payload"
+                protected = cbor2.loads(cose[0]) if cose[0] else {}
+                assert 1 in protected, f"{name} has no alg in its protected header"
+
+
 def session_transcript(client_id: str, nonce: str, thumbprint, response_uri: str) -> bytes:
     """OpenID4VP 1.0 (appendix B.2.6.1): [null, null, ["OpenID4VPHandover", SHA-256(cbor(
     [client_id, nonce, jwk_thumbprint or null, response_uri]))]]."""
@@ -309,6 +326,7 @@ class Verifier:
             device_response = b64url_decode(presentations[0])
             thumbprint = jwk_thumbprint(session["enc_jwk"]) if session["mode"] == "direct_post.jwt" else None
             transcript = session_transcript(session["client_id"], session["nonce"], thumbprint, session["response_uri"])
+            check_device_auth_detached(device_response)
             documents = openvc_mdoc.verify_device_response(
                 device_response, trust_anchors=[self.iaca], session_transcript=transcript,
                 expected_doc_type=MDL)
