@@ -95,7 +95,7 @@ let package = Package(
             name: "mdoc-issuer",
             dependencies: ["MdocIssuer", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode"]),
-        .executableTarget(name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer"]),
+        .executableTarget(name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer", "JOSE"]),
         // BLE figures through a real bluetoothd (in the BlueZ VM: `make bench-ble`).
         .executableTarget(name: "BLEBenchmarks", dependencies: ["BlueZ", "DBus", "BLETransport", "ISO18013"]),
         .executableTarget(name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013"]),
@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "MdocCryptoTests", dependencies: ["MdocCrypto", "TestSupport"]),
         .testTarget(name: "COSETests", dependencies: ["COSE", "TestSupport"]),
         .testTarget(name: "ISO18013Tests", dependencies: ["ISO18013", "TestSupport"]),
-        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         .testTarget(name: "WalletTests", dependencies: ["Wallet", "Presentation", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "ConsentTests", dependencies: ["Consent", "TestSupport"]),
         .testTarget(name: "PresentationTests", dependencies: ["Presentation", "Wallet", "MdocIssuer", "TestSupport"]),

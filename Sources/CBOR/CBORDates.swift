@@ -23,20 +23,98 @@ extension CBOR {
 }
 
 /// RFC 3339 date-times as ISO 18013-5 uses them (UTC, no fractional seconds when producing).
+///
+/// Parsed and written by hand: a Foundation date formatter made per call cost more than the
+/// signature checks of the MSO whose validity it reads.
 public enum RFC3339 {
+    /// `YYYY-MM-DDTHH:MM:SSZ`, in UTC, whole seconds.
     public static func string(from date: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        f.timeZone = TimeZone(secondsFromGMT: 0)
-        return f.string(from: date)
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let time = seconds - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        return "\(yearText)-\(two(month))-\(two(day))T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60))Z"
     }
 
-    /// Parses with or without fractional seconds.
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM)` (RFC 3339 section 5.6; `T`
+    /// and `Z` in either case). nil for anything else, or a field out of range.
     public static func date(from text: String) -> Date? {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        if let d = f.date(from: text) { return d }
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.date(from: text)
+        let b = Array(text.utf8)
+        func number(_ start: Int, _ count: Int) -> Int? {
+            guard start + count <= b.count else { return nil }
+            var n = 0
+            for c in b[start..<(start + count)] {
+                guard (48...57).contains(c) else { return nil }
+                n = n * 10 + Int(c - 48)
+            }
+            return n
+        }
+        func at(_ i: Int, _ chars: String) -> Bool { i < b.count && chars.utf8.contains(b[i]) }
+        guard b.count >= 20, let year = number(0, 4), at(4, "-"), let month = number(5, 2), at(7, "-"),
+            let day = number(8, 2), at(10, "Tt"), let hour = number(11, 2), at(13, ":"),
+            let minute = number(14, 2), at(16, ":"), let second = number(17, 2),
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour <= 23, minute <= 59,
+            second <= 60
+        else { return nil }
+        var i = 19
+        var fraction = 0.0
+        if at(i, ".") {
+            var scale = 0.1
+            i += 1
+            let start = i
+            while i < b.count, (48...57).contains(b[i]) {
+                fraction += Double(b[i] - 48) * scale
+                scale /= 10
+                i += 1
+            }
+            guard i > start else { return nil }
+        }
+        var offset = 0
+        if at(i, "Zz") {
+            i += 1
+        } else if at(i, "+-"), let hours = number(i + 1, 2), at(i + 3, ":"), let minutes = number(i + 4, 2),
+            hours <= 23, minutes <= 59
+        {
+            offset = (hours * 60 + minutes) * 60 * (b[i] == UInt8(ascii: "-") ? -1 : 1)
+            i += 6
+        } else {
+            return nil
+        }
+        guard i == b.count else { return nil }
+        let seconds = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        return Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil).
+    private static func days(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date of a day count from 1970-01-01 (H. Hinnant's civil_from_days).
+    private static func civil(fromDays z0: Int) -> (year: Int, month: Int, day: Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

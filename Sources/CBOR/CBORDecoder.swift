@@ -291,12 +291,16 @@ private final class StreamingBuilder {
         if let top = stack.last, case .indefiniteBytes = top.kind, text {
             return fail(.malformed(offset: offset, reason: "text chunk inside an indefinite byte string"))
         }
-        let bytes = length == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: length))
+        let buffer = UnsafeBufferPointer(start: length == 0 ? nil : data, count: length)
         if text {
-            guard let s = String(validating: bytes, as: UTF8.self) else { return fail(.invalidUTF8(offset: offset)) }
+            // Decoding repairs ill-formed UTF-8 with U+FFFD, so the text holds exactly the bytes
+            // that came in only when they were well-formed (far cheaper than the generic
+            // validating initializer on every identifier).
+            let s = String(decoding: buffer, as: UTF8.self)
+            guard s.utf8.elementsEqual(buffer) else { return fail(.invalidUTF8(offset: offset)) }
             emit(.text(s))
         } else {
-            emit(.bytes(bytes))
+            emit(.bytes(Array(buffer)))
         }
     }
 

@@ -6,14 +6,48 @@ extension CBOR {
     /// items are written with their original bytes.
     public func encoded() -> [UInt8] {
         var encoder = CBOREncoder()
+        // Sized first: a 60 kB portrait is then copied once, not again at every doubling.
+        encoder.reserve(encodedCount)
         encoder.encode(self)
         return encoder.output
+    }
+
+    /// The length of ``encoded()``, computed without encoding.
+    var encodedCount: Int {
+        func head(_ argument: UInt64) -> Int {
+            switch argument {
+            case ..<24: return 1
+            case ..<0x100: return 2
+            case ..<0x1_0000: return 3
+            case ..<0x1_0000_0000: return 5
+            default: return 9
+            }
+        }
+        switch self {
+        case .unsigned(let u): return head(u)
+        case .negative(let n): return head(n)
+        case .bytes(let b): return head(UInt64(b.count)) + b.count
+        case .text(let s): return head(UInt64(s.utf8.count)) + s.utf8.count
+        case .array(let items): return items.reduce(head(UInt64(items.count))) { $0 + $1.encodedCount }
+        case .map(let entries):
+            return entries.reduce(head(UInt64(entries.count))) { $0 + $1.key.encodedCount + $1.value.encodedCount }
+        case .tagged(let tag, let inner): return head(tag) + inner.encodedCount
+        case .embedded(let e): return 2 + head(UInt64(e.bytes.count)) + e.bytes.count
+        case .simple(let v): return v < 24 ? 1 : 2
+        case .bool, .null, .undefined: return 1
+        case .float(let d):
+            let single = Float(d)
+            if d.isNaN || (Double(single) == d && Float(Float16(single)) == single) { return 3 }
+            return Double(single) == d ? 5 : 9
+        }
     }
 }
 
 /// Writes CBOR heads with libcbor's encoders and appends payloads.
 struct CBOREncoder {
     private(set) var output: [UInt8] = []
+
+    mutating func reserve(_ count: Int) { output.reserveCapacity(count) }
 
     typealias HeadWriter = (UInt64, UnsafeMutablePointer<UInt8>, Int) -> Int
 

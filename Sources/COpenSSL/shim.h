@@ -34,5 +34,6 @@ static inline void mdoc_EXTENDED_KEY_USAGE_free(EXTENDED_KEY_USAGE *e) { EXTENDE
 /* Compound constant macros Swift cannot import (MdocCrypto). */
 static inline int mdoc_EVP_PKEY_KEYPAIR(void) { return EVP_PKEY_KEYPAIR; }
 static inline int mdoc_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
+static inline int mdoc_EVP_PKEY_KEY_PARAMETERS(void) { return EVP_PKEY_KEY_PARAMETERS; }
 static inline unsigned long mdoc_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
 #endif

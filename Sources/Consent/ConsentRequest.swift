@@ -67,7 +67,16 @@ public struct ElementID: Sendable, Codable, Hashable, Comparable, CustomStringCo
     /// `namespace:element`, the form policy files and history use.
     public var description: String { "\(nameSpace):\(identifier)" }
 
-    public static func < (a: ElementID, b: ElementID) -> Bool { a.description < b.description }
+    /// The order of ``description`` ("namespace:element"), without building it in the common
+    /// cases (a response sorts its elements on every presentation).
+    public static func < (a: ElementID, b: ElementID) -> Bool {
+        if a.nameSpace == b.nameSpace { return a.identifier < b.identifier }
+        let left = a.nameSpace.utf8
+        let right = b.nameSpace.utf8
+        // Where neither namespace starts with the other, they decide alone.
+        if !left.starts(with: right) && !right.starts(with: left) { return a.nameSpace < b.nameSpace }
+        return a.description < b.description
+    }
 }
 
 /// One requested element and what the holder can do with it.

@@ -42,7 +42,7 @@ public enum IssuerDataAuthentication {
         }
         let chain: [Certificate]
         do {
-            chain = try ders.map { (der) throws(CryptoError) in try Certificate(der: der) }
+            chain = try ders.map { (der) throws(CryptoError) in try Certificate.cached(der: der) }
         } catch {
             result.failures.append("document signer certificate does not parse: \(error)")
             return result

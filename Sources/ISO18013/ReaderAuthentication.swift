@@ -106,7 +106,7 @@ public enum ReaderAuthentication {
         }
         let chain: [Certificate]
         do {
-            chain = try ders.map { (der) throws(CryptoError) in try Certificate(der: der) }
+            chain = try ders.map { (der) throws(CryptoError) in try Certificate.cached(der: der) }
         } catch {
             return .init(status: .invalid, failure: "reader certificate does not parse: \(error)")
         }

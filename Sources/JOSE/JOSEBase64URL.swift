@@ -5,11 +5,39 @@ import Foundation
 public enum JOSEBase64URL {
     /// The base64url text of `bytes`, without padding.
     public static func encode(_ bytes: [UInt8]) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
+        // Straight to the URL-safe alphabet: Foundation's base64 followed by character
+        // replacements took milliseconds on a 64 KiB vp_token.
+        let count = bytes.count
+        let full = count / 3
+        let rest = count % 3
+        return String(unsafeUninitializedCapacity: full * 4 + (rest == 0 ? 0 : rest + 1)) { output in
+            var o = 0
+            var i = 0
+            for _ in 0..<full {
+                let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                output[o] = alphabet[Int(n >> 18)]
+                output[o + 1] = alphabet[Int(n >> 12 & 63)]
+                output[o + 2] = alphabet[Int(n >> 6 & 63)]
+                output[o + 3] = alphabet[Int(n & 63)]
+                i += 3
+                o += 4
+            }
+            if rest > 0 {
+                let n = UInt32(bytes[i]) << 16 | (rest == 2 ? UInt32(bytes[i + 1]) << 8 : 0)
+                output[o] = alphabet[Int(n >> 18)]
+                output[o + 1] = alphabet[Int(n >> 12 & 63)]
+                o += 2
+                if rest == 2 {
+                    output[o] = alphabet[Int(n >> 6 & 63)]
+                    o += 1
+                }
+            }
+            return o
+        }
     }
+
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// The bytes of unpadded base64url `text`; nil for padding, characters outside
     /// `A-Z a-z 0-9 - _`, or an impossible length.

@@ -115,7 +115,7 @@ public struct JWS: Sendable {
                 throw .malformed("x5c entry \(chain.count) is not standard base64")
             }
             do {
-                chain.append(try Certificate(der: [UInt8](der)))
+                chain.append(try Certificate.cached(der: [UInt8](der)))
             } catch {
                 throw .malformed("x5c entry \(chain.count): \(error)")
             }

@@ -4,20 +4,39 @@ import Foundation
 import ISO18013
 import MdocCrypto
 
-/// Prints CBOR throughput on the Annex D DeviceResponse and the crypto floor of one holder
-/// transaction on P-256. Later engine benchmarks are measured against this floor.
+/// Prints CBOR throughput, then each cryptographic operation of a holder transaction, of the
+/// reader's verification and of the online flow through our types beside OpenSSL's own cost
+/// for the same work (``OpenSSLFloor``: direct EVP calls, everything fetched beforehand), then
+/// the holder engine's CPU per transaction as a ratio to the sum of those floors.
 @main
 struct Benchmarks {
     static func main() throws {
         let fast = CommandLine.arguments.contains("--quick")
         let scale = fast ? 10 : 1
         print("mdoc-benchmarks (\(fast ? "quick" : "full") run; CPU time of one thread; release build recommended)")
-        print()
-        try cbor(iterations: 5000 / scale)
-        print()
-        let floor = try cryptoFloor(iterations: 500 / scale)
-        print()
-        try HolderTransactionBenchmark.run(iterations: 200 / scale, floor: floor)
+        // `--only holder|reader|online` runs one part (for a profiler).
+        let only = CommandLine.arguments.firstIndex(of: "--only").flatMap {
+            CommandLine.arguments.indices.contains($0 + 1) ? CommandLine.arguments[$0 + 1] : nil
+        }
+        let openssl = try OpenSSLFloor()
+        if only == nil {
+            print()
+            try cbor(iterations: 5000 / scale)
+        }
+        if only == nil || only == "holder" {
+            print()
+            let floor = try cryptoFloor(iterations: 500 / scale, openssl: openssl)
+            print()
+            try HolderTransactionBenchmark.run(iterations: 200 / scale, floor: floor)
+        }
+        if only == nil || only == "reader" {
+            print()
+            try ReaderVerificationBenchmark.run(iterations: 200 / scale, openssl: openssl)
+        }
+        if only == nil || only == "online" {
+            print()
+            try OnlineBenchmark.run(iterations: 300 / scale, openssl: openssl)
+        }
     }
 
     static func cbor(iterations: Int) throws {
@@ -39,9 +58,9 @@ struct Benchmarks {
     }
 
     /// Every cryptographic operation of one holder transaction with reader authentication
-    /// and a device signature, nothing else.
-    @discardableResult
-    static func cryptoFloor(iterations: Int) throws -> Double {
+    /// and a device signature, each beside OpenSSL's floor for it. Returns the sum of the
+    /// floors: the least CPU a holder transaction can take with OpenSSL.
+    static func cryptoFloor(iterations: Int, openssl: OpenSSLFloor) throws -> Double {
         let reader = try PrivateKey.generate(.p256)
         let readerPublic = reader.publicKey
         let transcript = try SessionTranscript(bytes: AnnexD.bytes("SessionTranscriptBytes"))
@@ -61,44 +80,90 @@ struct Benchmarks {
         let deviceAuthentication = DeviceAuthentication.bytes(
             transcript: transcript, docType: "org.iso.18013.5.1.mDL",
             nameSpacesBytes: DeviceAuthentication.emptyNameSpaces)
+        let salt = transcript.salt
+        let info = Array("SKReader".utf8)
+        let zBytes = z.bytes
 
-        var parts: [Measurement] = []
+        func floor(_ body: () -> Void) -> Double {
+            Measurement.run("floor", iterations: iterations, body).medianMicroseconds
+        }
+        let verify = floor { openssl.ecdsaVerify() }
+        var parts: [Comparison] = []
         parts.append(
-            try Measurement.run("P-256 key generation (EDeviceKey)", iterations: iterations) {
-                _ = try PrivateKey.generate(.p256)
-            })
+            Comparison(
+                ours: try Measurement.run("P-256 key generation (EDeviceKey)", iterations: iterations) {
+                    _ = try PrivateKey.generate(.p256)
+                }, floorMicroseconds: floor { openssl.generateKey() }))
         parts.append(
-            try Measurement.run("ECDH P-256", iterations: iterations) {
-                _ = try ekey.sharedSecret(with: readerPublic)
-            })
+            Comparison(
+                ours: try Measurement.run("ECDH P-256", iterations: iterations) {
+                    _ = try ekey.sharedSecret(with: readerPublic)
+                }, floorMicroseconds: floor { openssl.ecdh() }))
         parts.append(
-            try Measurement.run("HKDF-SHA256 x2 (SKReader, SKDevice)", iterations: iterations) {
-                _ = try HKDF.sha256(ikm: z, salt: transcript.salt, info: Array("SKReader".utf8), length: 32)
-                _ = try HKDF.sha256(ikm: z, salt: transcript.salt, info: Array("SKDevice".utf8), length: 32)
-            })
+            Comparison(
+                ours: try Measurement.run("HKDF-SHA256 x2 (SKReader, SKDevice)", iterations: iterations) {
+                    _ = try HKDF.sha256(ikm: z, salt: transcript.salt, info: Array("SKReader".utf8), length: 32)
+                    _ = try HKDF.sha256(ikm: z, salt: transcript.salt, info: Array("SKDevice".utf8), length: 32)
+                },
+                floorMicroseconds: floor {
+                    openssl.hkdf(ikm: zBytes, salt: salt, info: info)
+                    openssl.hkdf(ikm: zBytes, salt: salt, info: info)
+                }))
         parts.append(
-            try Measurement.run("AES-256-GCM decrypt request (\(request.count) B)", iterations: iterations) {
-                _ = try AESGCM.open(encryptedRequest, key: skReader, iv: readerIV)
-            })
+            Comparison(
+                ours: try Measurement.run("AES-256-GCM decrypt request (\(request.count) B)", iterations: iterations) {
+                    _ = try AESGCM.open(encryptedRequest, key: skReader, iv: readerIV)
+                }, floorMicroseconds: floor { openssl.aesGCM(request, key: skReader.bytes, iv: readerIV, seal: false) })
+        )
         parts.append(
-            try Measurement.run("AES-256-GCM encrypt response (60000 B)", iterations: iterations) {
-                _ = try AESGCM.seal(response, key: skDevice, iv: mdocIV)
-            })
+            Comparison(
+                ours: try Measurement.run("AES-256-GCM encrypt response (60000 B)", iterations: iterations) {
+                    _ = try AESGCM.seal(response, key: skDevice, iv: mdocIV)
+                }, floorMicroseconds: floor { openssl.aesGCM(response, key: skDevice.bytes, iv: mdocIV, seal: true) }))
+        // The reader's chain is its certificate under the configured root: one verification
+        // for the certificate, one for the readerAuth signature.
         parts.append(
-            Measurement.run("reader auth verify + chain (Annex D)", iterations: iterations) {
-                let r = ReaderAuthentication.verify(
-                    docRequest: deviceRequest.docRequests[0], in: deviceRequest, transcript: transcript,
-                    trustAnchors: [readerRoot], at: readerAuthTime)
-                precondition(r.isTrusted)
-            })
+            Comparison(
+                ours: Measurement.run("reader auth verify + chain (Annex D)", iterations: iterations) {
+                    let r = ReaderAuthentication.verify(
+                        docRequest: deviceRequest.docRequests[0], in: deviceRequest, transcript: transcript,
+                        trustAnchors: [readerRoot], at: readerAuthTime)
+                    precondition(r.isTrusted)
+                }, floorMicroseconds: 2 * verify))
         parts.append(
-            try Measurement.run("device signature ES256", iterations: iterations) {
-                _ = try COSESign1.sign(payload: deviceAuthentication, detached: true, key: deviceKey, algorithm: .es256)
-            })
+            Comparison(
+                ours: try Measurement.run("device signature ES256", iterations: iterations) {
+                    _ = try COSESign1.sign(
+                        payload: deviceAuthentication, detached: true, key: deviceKey, algorithm: .es256)
+                }, floorMicroseconds: floor { openssl.ecdsaSign() }))
         for p in parts { print(p.line()) }
-        let total = parts.map(\.medianMicroseconds).reduce(0, +)
-        let label = "crypto floor per holder transaction".padding(toLength: 48, withPad: " ", startingAt: 0)
-        print(label + String(format: "%10.1f us (sum of the medians above)", total))
+        let ours = parts.map(\.ours.medianMicroseconds).reduce(0, +)
+        let total = parts.map(\.floorMicroseconds).reduce(0, +)
+        let label = "crypto of one holder transaction".padding(toLength: 48, withPad: " ", startingAt: 0)
+        print(
+            label
+                + String(
+                    format: "%10.1f us   floor %8.1f us   x%.2f (sums of the medians above)", ours, total, ours / total)
+        )
+        // The first readerAuth of a reader certificate not seen before: the certificate is
+        // parsed (OpenSSL 3.0 decodes its key through the generic decoder) and its key read.
+        let readerDER = AnnexD.bytes("Reader_certificate")
+        let certificates = try (0..<iterations + 10).map { _ in try Certificate(der: readerDER) }
+        var next = 0
+        let cold = Measurement.run("  the same, certificate not seen before", iterations: iterations) {
+            let leaf = certificates[next]
+            next += 1
+            _ = CertificateChainValidator.validate(chain: [leaf], anchors: [readerRoot], at: readerAuthTime)
+            _ = try? deviceRequest.docRequests[0].readerAuth!.isValidDetachedSignature(
+                over: ReaderAuthentication.bytes(
+                    transcript: transcript, itemsRequestBytes: deviceRequest.docRequests[0].itemsRequestBytes),
+                key: leaf.publicKey)
+        }
+        let parse = Measurement.run("  certificate parse (DER to X509)", iterations: iterations) {
+            _ = try? Certificate(der: readerDER)
+        }
+        print(cold.line(extra: "(+ parse below)"))
+        print(parse.line())
         return total
     }
 }

@@ -48,3 +48,17 @@ struct Measurement {
             + (extra.isEmpty ? "" : "  " + extra)
     }
 }
+
+/// One operation measured through our types beside OpenSSL's own cost for the same work.
+struct Comparison {
+    let ours: Measurement
+    let floorMicroseconds: Double
+
+    var ratio: Double { ours.medianMicroseconds / floorMicroseconds }
+
+    func line() -> String {
+        let padded = ours.name.padding(toLength: 48, withPad: " ", startingAt: 0)
+        return padded
+            + String(format: "%10.1f us   floor %8.1f us   x%.2f", ours.medianMicroseconds, floorMicroseconds, ratio)
+    }
+}

@@ -20,8 +20,20 @@ public enum AESGCM {
         let context = try start(key: key, iv: iv, encrypt: true, inputCount: plaintext.count)
         defer { EVP_CIPHER_CTX_free(context) }
         guard addAAD(aad, context: context, encrypt: true) else { throw .fromOpenSSL("EVP_EncryptUpdate(aad)") }
-        var output = [UInt8](repeating: 0, count: plaintext.count + tagSize)
-        let ok = output.withUnsafeMutableBufferPointer { out -> Bool in
+        var ok = false
+        // Not zero-filled first: every byte is written below (ciphertext, then tag).
+        let output = [UInt8](unsafeUninitializedCapacity: plaintext.count + tagSize) { out, initialized in
+            initialized = out.count
+            ok = sealInto(out, plaintext: plaintext, context: context)
+        }
+        guard ok else { throw .fromOpenSSL("AES-GCM encryption") }
+        return output
+    }
+
+    private static func sealInto(_ out: UnsafeMutableBufferPointer<UInt8>, plaintext: [UInt8], context: OpaquePointer)
+        -> Bool
+    {
+        do {
             var written: Int32 = 0
             if !plaintext.isEmpty {
                 guard EVP_EncryptUpdate(context, out.baseAddress, &written, plaintext, Int32(plaintext.count)) == 1
@@ -36,8 +48,6 @@ public enum AESGCM {
             return EVP_CIPHER_CTX_ctrl(
                 context, EVP_CTRL_GCM_GET_TAG, Int32(tagSize), out.baseAddress! + plaintext.count) == 1
         }
-        guard ok else { throw .fromOpenSSL("AES-GCM encryption") }
-        return output
     }
 
     /// Checks the tag and decrypts `ciphertextAndTag` (ciphertext followed by the 16-byte tag).
@@ -93,9 +103,9 @@ public enum AESGCM {
     {
         let cipher: OpaquePointer
         switch key.count {
-        case 16: cipher = EVP_aes_128_gcm()
-        case 24: cipher = EVP_aes_192_gcm()
-        case 32: cipher = EVP_aes_256_gcm()
+        case 16: cipher = FetchedAlgorithms.aes128GCM
+        case 24: cipher = FetchedAlgorithms.aes192GCM
+        case 32: cipher = FetchedAlgorithms.aes256GCM
         default: throw .invalidLength("AES-GCM key must be 16, 24 or 32 bytes, not \(key.count)")
         }
         guard iv.count == ivSize else { throw .invalidLength("AES-GCM IV must be 12 bytes, not \(iv.count)") }

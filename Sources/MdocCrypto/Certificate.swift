@@ -1,5 +1,6 @@
 internal import COpenSSL
 import Foundation
+import Synchronization
 
 /// An X.509 certificate. Owns an OpenSSL `X509`, freed on deinit.
 ///
@@ -10,6 +11,10 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
     public let der: [UInt8]
     /// The OpenSSL certificate.
     let x509: OpaquePointer
+    /// ``publicKey``, made on first use.
+    private let subjectKey = Mutex<PublicKey?>(nil)
+    /// ``subject``, printed on first use (every consent prompt and history entry names it).
+    private let subjectName = Mutex<String?>(nil)
 
     /// Takes ownership of `x509`, which is freed even if this throws.
     init(adopting x509: OpaquePointer) throws(CryptoError) {
@@ -46,6 +51,34 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
             throw .certificateParse("\(der.count - parsed.1) bytes follow the certificate")
         }
         try self.init(adopting: x509)
+    }
+
+    /// The certificates parsed most recently by ``cached(der:)``, newest last.
+    private static let recent = Mutex<[Certificate]>([])
+    private static let recentCapacity = 64
+
+    /// The certificate with this DER encoding: the same object as the last time these bytes
+    /// were parsed, when they were among the last 64, otherwise a new one (which is kept).
+    ///
+    /// For certificates that come back session after session: a reader's chain in its
+    /// readerAuth, a document signer in issuerAuth, a verifier's x5c. Parsing one costs
+    /// OpenSSL 3.0 about twice an ECDSA verification (its public key goes through the generic
+    /// decoder); a certificate is immutable, so sharing the parsed object changes nothing else.
+    public static func cached(der: [UInt8]) throws(CryptoError) -> Certificate {
+        if let hit = recent.withLock({ certificates -> Certificate? in
+            guard let index = certificates.lastIndex(where: { $0.der == der }) else { return nil }
+            let certificate = certificates.remove(at: index)
+            certificates.append(certificate)
+            return certificate
+        }) {
+            return hit
+        }
+        let parsed = try Certificate(der: der)
+        recent.withLock { certificates in
+            certificates.append(parsed)
+            if certificates.count > recentCapacity { certificates.removeFirst(certificates.count - recentCapacity) }
+        }
+        return parsed
     }
 
     /// All certificates of a PEM bundle ("BEGIN CERTIFICATE" blocks), in order. Text outside
@@ -89,7 +122,10 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
     /// The subject name on one line, RFC 2253 style, most specific first (e.g. "CN=reader,C=US").
     /// Non-ASCII characters are shown as UTF-8 rather than escaped.
     public var subject: String {
-        Self.displayName(X509_get_subject_name(x509))
+        if let name = subjectName.withLock({ $0 }) { return name }
+        let name = Self.displayName(X509_get_subject_name(x509))
+        subjectName.withLock { $0 = name }
+        return name
     }
 
     /// The issuer name, in the same form as ``subject``.
@@ -128,21 +164,20 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
     ///   (RSA, for instance).
     public var publicKey: PublicKey {
         get throws(CryptoError) {
-            // Re-read the encoded SubjectPublicKeyInfo into a key of our own: the certificate's
-            // cached key object is shared with OpenSSL and must not be touched.
-            let spki = X509_get_X509_PUBKEY(x509)
-            let length = i2d_X509_PUBKEY(spki, nil)
-            guard length > 0 else {
-                throw .certificateParse("the subject public key cannot be encoded (\(drainOpenSSLErrors()))")
-            }
-            var der = [UInt8](repeating: 0, count: Int(length))
-            let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
-                var cursor = buffer.baseAddress
-                return i2d_X509_PUBKEY(spki, &cursor)
-            }
-            guard written == length else { throw .fromOpenSSL("i2d_X509_PUBKEY") }
-            return try PublicKey(subjectPublicKeyInfoDER: der)
+            if let key = subjectKey.withLock({ $0 }) { return key }
+            let key = try readPublicKey()
+            subjectKey.withLock { $0 = key }
+            return key
         }
+    }
+
+    private func readPublicKey() throws(CryptoError) -> PublicKey {
+        // A key of our own with the same coordinates: the certificate's cached key object is
+        // shared with OpenSSL and is only read.
+        guard let shared = X509_get0_pubkey(x509) else {
+            throw .certificateParse("the subject public key cannot be read (\(drainOpenSSLErrors()))")
+        }
+        return try PublicKey(copying: shared)
     }
 
     /// The SHA-256 of the DER encoding.

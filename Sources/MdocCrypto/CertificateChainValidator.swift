@@ -38,12 +38,11 @@ public enum CertificateChainValidator {
         guard !anchors.isEmpty else { return .init(isValid: false, failure: "no trust anchors") }
         defer { clearOpenSSLErrors() }
 
-        guard let store = X509_STORE_new() else { return failure("X509_STORE_new") }
-        defer { X509_STORE_free(store) }
-        for anchor in anchors where X509_STORE_add_cert(store, anchor.x509) != 1 {
-            // Adding the same certificate twice is not an error worth failing for.
-            clearOpenSSLErrors()
+        guard let trustStore = TrustStore.cached(for: anchors) else { return failure("X509_STORE_new") }
+        if let known = ValidatedPath.lookup(chain: chain, store: trustStore, at: time) {
+            return .init(isValid: true, trustAnchor: known)
         }
+        let store = trustStore.store
         guard let untrusted = mdoc_sk_X509_new_null() else { return failure("sk_X509_new_null") }
         defer { mdoc_sk_X509_free(untrusted) }  // does not free the certificates, which we own
         for certificate in chain.dropFirst() where mdoc_sk_X509_push(untrusted, certificate.x509) <= 0 {
@@ -75,6 +74,13 @@ public enum CertificateChainValidator {
         let count = mdoc_sk_X509_num(path)
         let top = count > 0 ? mdoc_sk_X509_value(path, count - 1) : nil
         let anchor = anchors.first { X509_cmp($0.x509, top) == 0 }
+        if let anchor {
+            let certificates = (0..<count).compactMap { mdoc_sk_X509_value(path, $0) }
+            ValidatedPath.remember(
+                chain: chain, store: trustStore, anchor: anchor,
+                from: certificates.map { Certificate.date(X509_get0_notBefore($0)) }.max() ?? time,
+                until: certificates.map { Certificate.date(X509_get0_notAfter($0)) }.min() ?? time)
+        }
         return .init(
             isValid: anchor != nil, trustAnchor: anchor, failure: anchor == nil ? "no trust anchor in the path" : nil)
     }

@@ -42,10 +42,11 @@ extension Curve {
 
     /// The curve of an OpenSSL key.
     static func of(_ pkey: OpaquePointer) throws(CryptoError) -> Curve {
-        for okp in [Curve.x25519, .x448, .ed25519, .ed448] where EVP_PKEY_is_a(pkey, okp.opensslKeyType) == 1 {
-            return okp
-        }
+        // EC first: the keys of nearly every call (each name tried is a lookup).
         guard EVP_PKEY_is_a(pkey, "EC") == 1 else {
+            for okp in [Curve.x25519, .x448, .ed25519, .ed448] where EVP_PKEY_is_a(pkey, okp.opensslKeyType) == 1 {
+                return okp
+            }
             throw .unsupportedCurve("the key is not an EC, X25519, X448, Ed25519 or Ed448 key")
         }
         var name = [CChar](repeating: 0, count: 80)

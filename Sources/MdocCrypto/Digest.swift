@@ -18,12 +18,12 @@ public enum DigestAlgorithm: Sendable, CaseIterable {
         }
     }
 
-    /// OpenSSL's `EVP_MD` for this algorithm.
+    /// OpenSSL's `EVP_MD` for this algorithm, fetched once (``FetchedAlgorithms``).
     var evpMD: OpaquePointer {
         switch self {
-        case .sha256: return EVP_sha256()
-        case .sha384: return EVP_sha384()
-        case .sha512: return EVP_sha512()
+        case .sha256: return FetchedAlgorithms.sha256
+        case .sha384: return FetchedAlgorithms.sha384
+        case .sha512: return FetchedAlgorithms.sha512
         }
     }
 }

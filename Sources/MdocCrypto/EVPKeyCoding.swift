@@ -27,18 +27,6 @@ enum EVPKeyCoding {
         return pkey
     }
 
-    /// Runs OpenSSL's public key check (on-curve, in range, correct order for EC).
-    static func publicKeyIsValid(_ pkey: OpaquePointer) -> Bool {
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
-            clearOpenSSLErrors()
-            return false
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        let ok = EVP_PKEY_public_check(context) == 1
-        if !ok { clearOpenSSLErrors() }
-        return ok
-    }
-
     /// Runs OpenSSL's private/public pairwise consistency check. Key types whose check OpenSSL
     /// does not implement (result -2) pass.
     static func keyPairIsConsistent(_ pkey: OpaquePointer) -> Bool {

@@ -25,16 +25,17 @@ public enum HKDF {
     private static func derive(
         ikm: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8], into output: UnsafeMutableRawBufferPointer
     ) -> Result<Void, CryptoError> {
-        guard let kdf = EVP_KDF_fetch(nil, "HKDF", nil) else { return .failure(.fromOpenSSL("EVP_KDF_fetch(HKDF)")) }
-        defer { EVP_KDF_free(kdf) }
-        guard let context = EVP_KDF_CTX_new(kdf) else { return .failure(.fromOpenSSL("EVP_KDF_CTX_new")) }
+        // OpenSSL 3.0 cannot duplicate an HKDF context, so the digest is named per call.
+        guard let context = EVP_KDF_CTX_new(FetchedAlgorithms.hkdf) else {
+            return .failure(.fromOpenSSL("EVP_KDF_CTX_new"))
+        }
         defer { EVP_KDF_CTX_free(context) }
         return salt.withUnsafeBytes { saltBytes in
             info.withUnsafeBytes { infoBytes in
                 var placeholder: UInt8 = 0
                 return withUnsafeBytes(of: &placeholder) { nonNull in
                     let params = OSSLParamList()
-                    params.addUTF8("digest", "SHA256")
+                    params.addUTF8("digest", "SHA2-256")
                     // OpenSSL needs a non-NULL key pointer even for the (RFC-allowed) empty key.
                     params.addOctets(
                         "key", ikm.baseAddress == nil ? UnsafeRawBufferPointer(rebasing: nonNull[0..<0]) : ikm)

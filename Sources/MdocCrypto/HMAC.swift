@@ -16,15 +16,18 @@ public enum HMAC {
     private static func compute(key: UnsafeRawBufferPointer, data: [UInt8]) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: 32)
         var length = 0
+        guard let context = EVP_MAC_CTX_dup(FetchedAlgorithms.hmacSHA256Prototype) else {
+            preconditionFailure("EVP_MAC_CTX_dup")
+        }
+        defer { EVP_MAC_CTX_free(context) }
         // HMAC treats a NULL key as "keep the previous key"; an empty key needs a real pointer.
         var placeholder: UInt8 = 0
         let ok = withUnsafeMutablePointer(to: &placeholder) { emptyKey in
             data.withUnsafeBytes { input in
-                EVP_Q_mac(
-                    nil, "HMAC", nil, "SHA256", nil,
-                    key.baseAddress ?? UnsafeRawPointer(emptyKey), key.count,
-                    input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count,
-                    &output, output.count, &length) != nil
+                let keyPointer = (key.baseAddress ?? UnsafeRawPointer(emptyKey)).assumingMemoryBound(to: UInt8.self)
+                return EVP_MAC_init(context, keyPointer, key.count, nil) == 1
+                    && EVP_MAC_update(context, input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count) == 1
+                    && EVP_MAC_final(context, &output, &length, output.count) == 1
             }
         }
         precondition(ok && length == 32, "HMAC-SHA256 failed")

@@ -20,7 +20,10 @@ extension PrivateKey {
         }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_derive_init(context) == 1 else { throw .fromOpenSSL("EVP_PKEY_derive_init") }
-        guard EVP_PKEY_derive_set_peer(context, peer.pkey) == 1 else {
+        // The peer was checked when it became a PublicKey (on the curve, which on our prime-order
+        // curves is the whole check); OpenSSL's default would check it again, at the cost of a
+        // multiplication by the group order, on every derivation.
+        guard EVP_PKEY_derive_set_peer_ex(context, peer.pkey, 0) == 1 else {
             throw .invalidKey("OpenSSL rejected the peer key (\(drainOpenSSLErrors()))")
         }
         var length = 0

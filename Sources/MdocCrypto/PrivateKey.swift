@@ -15,14 +15,14 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible {
 
     /// Takes ownership of `pkey`, which is freed even if this throws. With `checkPair`, the
     /// public part must match the private part (for keys read from outside).
-    init(adopting pkey: OpaquePointer, checkPair: Bool) throws(CryptoError) {
+    init(adopting pkey: OpaquePointer, checkPair: Bool, curve known: Curve? = nil) throws(CryptoError) {
         do throws(CryptoError) {
-            let curve = try Curve.of(pkey)
+            let curve: Curve
+            if let known { curve = known } else { curve = try Curve.of(pkey) }
             if checkPair, !EVPKeyCoding.keyPairIsConsistent(pkey) {
                 throw CryptoError.invalidKey("the \(curve.rawValue) public key does not match the private key")
             }
-            let spki = try EVPKeyCoding.subjectPublicKeyInfo(pkey)
-            self.publicKey = try PublicKey(subjectPublicKeyInfoDER: spki)
+            self.publicKey = try PublicKey(copying: pkey, curve: curve)
             self.curve = curve
             self.pkey = pkey
         } catch {
@@ -37,20 +37,20 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible {
 
     /// A new random key on `curve`.
     public static func generate(_ curve: Curve) throws(CryptoError) -> PrivateKey {
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, curve.opensslKeyType, nil) else {
-            throw .fromOpenSSL("EVP_PKEY_CTX_new_from_name(\(curve.opensslKeyType))")
-        }
+        // EC2: generated from the curve template's group (not a group built again by name).
+        let template = try CurveTemplate.of(curve).parameters
+        let made =
+            template.map { EVP_PKEY_CTX_new_from_pkey(nil, $0, nil) }
+            ?? EVP_PKEY_CTX_new_from_name(nil, curve.opensslKeyType, nil)
+        guard let context = made else { throw .fromOpenSSL("EVP_PKEY_CTX_new (\(curve.rawValue) key generation)") }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_keygen_init(context) == 1 else { throw .fromOpenSSL("EVP_PKEY_keygen_init") }
-        if let group = curve.opensslGroupName, EVP_PKEY_CTX_set_group_name(context, group) != 1 {
-            throw .fromOpenSSL("EVP_PKEY_CTX_set_group_name(\(group))")
-        }
         var pkey: OpaquePointer?
         guard EVP_PKEY_generate(context, &pkey) == 1, let pkey else {
             EVP_PKEY_free(pkey)
             throw .fromOpenSSL("EVP_PKEY_generate(\(curve.rawValue))")
         }
-        return try PrivateKey(adopting: pkey, checkPair: false)
+        return try PrivateKey(adopting: pkey, checkPair: false, curve: curve)
     }
 
     /// A key from its raw private value.

@@ -104,3 +104,17 @@ struct PolicyConsentTests {
 enum RFC3339Date {
     static let june2022 = ISO8601DateFormatter().date(from: "2022-06-01T00:00:00Z")!
 }
+
+/// ElementID's order is its description's ("namespace:element"), even where one namespace is
+/// a prefix of another.
+struct ElementIDOrderTests {
+    @Test func ordersAsTheDescriptionWouldWithoutBuildingIt() {
+        let parts = ["", "a", "ab", "a.b", "a:b", "b", "org.iso.18013.5.1", "org.iso.18013.5.1.aamva", "Z", "é", "z1"]
+        let ids = parts.flatMap { ns in parts.map { ElementID(ns, $0) } }
+        for a in ids {
+            for b in ids {
+                #expect((a < b) == (a.description < b.description), "\(a) < \(b)")
+            }
+        }
+    }
+}
