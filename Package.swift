@@ -42,12 +42,16 @@ let package = Package(
         // BlueZ D-Bus client: knows nothing of mdocs.
         .target(name: "BlueZ", dependencies: ["DBus"]),
 
+        // Where device keys live: software (wrapped under a key-encryption key), TPM 2.0.
+        .target(name: "SecureArea", dependencies: ["MdocCrypto"]),
+
         // Protocol layers (pure Swift).
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
         .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE"]),
         .target(name: "Consent", dependencies: ["MdocCrypto"]),
-        .target(name: "Presentation", dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent"]),
-        .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation"]),
+        .target(
+            name: "Presentation", dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent", "SecureArea"]),
+        .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation", "SecureArea"]),
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
         // ISO 18013-5 BLE: message framing and the GATT roles, over the BlueZ client.
         .target(name: "BLETransport", dependencies: ["BlueZ", "DBus", "L2CAP"]),
@@ -104,6 +108,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "MdocCryptoTests", dependencies: ["MdocCrypto", "TestSupport"]),
+        .testTarget(name: "SecureAreaTests", dependencies: ["SecureArea", "MdocCrypto", "TestSupport"]),
         .testTarget(name: "COSETests", dependencies: ["COSE", "TestSupport"]),
         .testTarget(name: "ISO18013Tests", dependencies: ["ISO18013", "TestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),

@@ -9,6 +9,9 @@ if [ "$kind" = test ]; then
   # packaging-test.sh and service-test.sh: dbus-send, the D-Bus peers (Debian's python3-dbus and python3-gi for
   # /usr/bin/python3), systemd-analyze, udevadm, setpriv and unshare.
   packages+=(dbus-bin python3-dbus python3-gi systemd udev util-linux)
+  # Secure areas (issue 10): a software TPM on loopback and OpenSSL's tpm2 provider; a software
+  # PKCS#11 token and the p11-kit headers the PKCS#11 wrapper is built against.
+  packages+=(swtpm swtpm-tools tpm2-openssl tpm2-tools softhsm2 libp11-kit-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do

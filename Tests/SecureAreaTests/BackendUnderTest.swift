@@ -1,0 +1,53 @@
+import Foundation
+import MdocCrypto
+import SecureArea
+import TestSupport
+
+/// One backend of the contract tests, with what it needs running: the software area with a KEK
+/// file in a directory of its own, the tpm2 area with a swtpm on loopback.
+final class BackendUnderTest: @unchecked Sendable {
+    let name: SecureAreaName
+    let directory: String
+    let tpm: SoftwareTPM?
+
+    init(_ name: SecureAreaName) throws {
+        self.name = name
+        directory = NSTemporaryDirectory() + "secure-area-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        tpm = name == .tpm2 ? try SoftwareTPM() : nil
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    var kekPath: String { directory + "/kek" }
+
+    /// A new instance of the area, as a restarted program would make it.
+    func area() -> any SecureArea {
+        switch name {
+        case .software:
+            // Made on first use through the user-configuration path rule, then read as a file.
+            return SoftwareSecureArea(
+                source: FileManager.default.fileExists(atPath: kekPath)
+                    ? .file(path: kekPath) : .userConfiguration(path: kekPath),
+                passphraseCost: Scrypt.Cost(logN: 10))
+        case .tpm2:
+            return TPM2SecureArea(tcti: tpm!.tcti)
+        case .pkcs11:
+            fatalError("no PKCS#11 area in this build")
+        }
+    }
+
+    /// Restarts the backend on the same state: swtpm stopped and started again; the software
+    /// area has nothing running (a new instance rereads its KEK file).
+    func restart() throws {
+        try tpm?.restart()
+    }
+
+    /// The same area with its backend gone: the TPM stopped, the KEK file removed.
+    func makeAbsent() {
+        tpm?.stop()
+        if name == .software { try? FileManager.default.removeItem(atPath: kekPath) }
+    }
+}
