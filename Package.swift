@@ -98,7 +98,8 @@ let package = Package(
         .executableTarget(
             name: "mdoc-issuer",
             dependencies: ["MdocIssuer", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .executableTarget(name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode"]),
+        .executableTarget(
+            name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode", "SecureArea"]),
         .executableTarget(name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer"]),
         // BLE figures through a real bluetoothd (in the BlueZ VM: `make bench-ble`).
         .executableTarget(name: "BLEBenchmarks", dependencies: ["BlueZ", "DBus", "BLETransport", "ISO18013"]),
@@ -112,9 +113,12 @@ let package = Package(
         .testTarget(name: "COSETests", dependencies: ["COSE", "TestSupport"]),
         .testTarget(name: "ISO18013Tests", dependencies: ["ISO18013", "TestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
-        .testTarget(name: "WalletTests", dependencies: ["Wallet", "Presentation", "MdocIssuer", "TestSupport"]),
+        .testTarget(
+            name: "WalletTests", dependencies: ["Wallet", "Presentation", "MdocIssuer", "TestSupport", "SecureArea"]),
         .testTarget(name: "ConsentTests", dependencies: ["Consent", "TestSupport"]),
-        .testTarget(name: "PresentationTests", dependencies: ["Presentation", "Wallet", "MdocIssuer", "TestSupport"]),
+        .testTarget(
+            name: "PresentationTests",
+            dependencies: ["Presentation", "Wallet", "MdocIssuer", "TestSupport", "SecureArea"]),
         .testTarget(name: "MdocIssuerTests", dependencies: ["MdocIssuer", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "TestSupport"]),
@@ -127,11 +131,11 @@ let package = Package(
             name: "HolderServiceTests",
             dependencies: [
                 "HolderService", "DBus", "Consent", "Wallet", "Proximity", "Presentation", "BLETransport", "ISO18013",
-                "MdocCrypto", "TestSupport",
+                "MdocCrypto", "TestSupport", "SecureArea",
             ]),
         .testTarget(
             name: "OnlineTransportTests",
-            dependencies: ["OnlineTransport", "OpenID4VP", "Wallet", "Consent", "JOSE", "MdocCrypto"]),
+            dependencies: ["OnlineTransport", "OpenID4VP", "Wallet", "Consent", "JOSE", "MdocCrypto", "SecureArea"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -44,6 +44,10 @@ public struct SecureAreaRegistry: Sendable {
             tpm2: TPM2SecureArea(tcti: tpmTCTI))
     }
 
+    /// One ``ephemeral(tpmTCTI:)`` registry for the whole process (tests, the demo): stores
+    /// opened twice in one process can read each other's keys; nothing is written to disk.
+    public static let inMemory = ephemeral()
+
     /// The area called `name`.
     public func area(_ name: SecureAreaName) throws(SecureAreaError) -> any SecureArea {
         switch name {
