@@ -78,7 +78,7 @@ let package = Package(
             name: "HolderService",
             dependencies: [
                 "DBus", "BlueZ", "BLETransport", "Proximity", "Wallet", "Consent", "Presentation", "OnlineTransport",
-                "OpenID4VP", "ISO18013", "MdocCrypto", "QRCode",
+                "OpenID4VP", "ISO18013", "MdocCrypto", "QRCode", "SecureArea",
             ]),
 
         // Executables.
@@ -86,7 +86,7 @@ let package = Package(
             name: "mdoc-holder",
             dependencies: [
                 "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
-                "BLETransport", "BlueZ", "L2CAP", "HolderService",
+                "BLETransport", "BlueZ", "L2CAP", "HolderService", "SecureArea",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(

@@ -96,6 +96,10 @@ public enum KeyEncryptionKeySource: Sendable, CustomStringConvertible {
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
             return .systemdCredential(directory: directory)
         }
+        // A systemd service that loads no credential: the KEK is still expected from systemd.
+        if environment["INVOCATION_ID"] != nil, environment["STATE_DIRECTORY"] != nil {
+            return .systemdCredential(directory: "$CREDENTIALS_DIRECTORY")
+        }
         let config: String
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
             config = xdg

@@ -2,8 +2,8 @@ import Foundation
 import MdocCrypto
 
 /// Keys made inside a TPM 2.0 through OpenSSL 3's tpm2 provider (Debian `tpm2-openssl`). The
-/// store keeps the key's "TSS2 PRIVATE KEY" blob: the private part encrypted by the TPM under its
-/// storage primary key, loadable by that TPM only. Signing and ECDH run in the TPM. NIST curves
+/// store keeps the key's TSS2 PRIVATE KEY blob (DER): the private part encrypted by the TPM under
+/// its storage primary key, loadable by that TPM only. Signing and ECDH run in the TPM. NIST curves
 /// (what TPMs implement); an optional auth value per key.
 ///
 /// The TPM is reached through a TCTI: `--tpm-tcti`, else `TPM2OPENSSL_TCTI`, else the kernel
@@ -106,10 +106,12 @@ public final class TPM2SecureArea: SecureArea, @unchecked Sendable {
         let id = StoredKey.newID()
         return try withProvider(keyID: id, operation: "create a key") { (provider) throws(CryptoError) in
             let key = try PrivateKey.generate(settings.curve, in: provider, authValue: settings.passphrase)
-            let pem = try key.providerPEM()
+            guard let der = TSS2Blob.der(fromPEM: try key.providerPEM()) else {
+                throw CryptoError.invalidKey("the tpm2 provider wrote no TSS2 PRIVATE KEY")
+            }
             return StoredKey(
                 id: id, area: .tpm2, curve: key.curve, publicKeyDER: key.publicKey.subjectPublicKeyInfoDER,
-                blob: Array(pem.utf8), requiresPassphrase: settings.passphrase != nil)
+                blob: der, requiresPassphrase: settings.passphrase != nil)
         }
     }
 
@@ -122,7 +124,7 @@ public final class TPM2SecureArea: SecureArea, @unchecked Sendable {
         -> PrivateKey
     {
         let loaded = try PrivateKey(
-            providerPEM: String(decoding: key.blob, as: UTF8.self), provider: provider, authValue: passphrase)
+            providerPEM: TSS2Blob.pem(fromDER: key.blob), provider: provider, authValue: passphrase)
         guard loaded.publicKey.subjectPublicKeyInfoDER == key.publicKeyDER else {
             throw .invalidKey("the TPM key is not the stored public key's")
         }
