@@ -100,7 +100,8 @@ let package = Package(
             dependencies: ["MdocIssuer", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode", "SecureArea"]),
-        .executableTarget(name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer"]),
+        .executableTarget(
+            name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer", "SecureArea"]),
         // BLE figures through a real bluetoothd (in the BlueZ VM: `make bench-ble`).
         .executableTarget(name: "BLEBenchmarks", dependencies: ["BlueZ", "DBus", "BLETransport", "ISO18013"]),
         .executableTarget(name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013"]),

@@ -9,8 +9,16 @@ import MdocCrypto
 @main
 struct Benchmarks {
     static func main() throws {
-        let fast = CommandLine.arguments.contains("--quick")
+        let arguments = CommandLine.arguments
+        let fast = arguments.contains("--quick")
         let scale = fast ? 10 : 1
+        let tcti = arguments.firstIndex(of: "--tpm-tcti").flatMap {
+            arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
+        }
+        if arguments.contains("--secure-areas") {
+            // Only the secure-area latencies (`mdoc-benchmarks --secure-areas [--tpm-tcti TCTI]`).
+            return try SecureAreaBenchmark.run(iterations: 200 / scale, tcti: tcti)
+        }
         print("mdoc-benchmarks (\(fast ? "quick" : "full") run; CPU time of one thread; release build recommended)")
         print()
         try cbor(iterations: 5000 / scale)
@@ -18,6 +26,8 @@ struct Benchmarks {
         let floor = try cryptoFloor(iterations: 500 / scale)
         print()
         try HolderTransactionBenchmark.run(iterations: 200 / scale, floor: floor)
+        print()
+        try SecureAreaBenchmark.run(iterations: 200 / scale, tcti: tcti)
     }
 
     static func cbor(iterations: Int) throws {

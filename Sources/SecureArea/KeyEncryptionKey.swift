@@ -84,6 +84,8 @@ public enum KeyEncryptionKeySource: Sendable, CustomStringConvertible {
 
     /// The systemd credential's name.
     public static let credentialName = "mdoc-holder-kek"
+    /// What the unit's `SetCredential=` fallback holds until the credential is provisioned.
+    static let unprovisioned = "unprovisioned"
 
     /// `--kek-file` when given; else the systemd credential when `CREDENTIALS_DIRECTORY` is set;
     /// else the user's configuration directory.
@@ -125,7 +127,7 @@ public enum KeyEncryptionKeySource: Sendable, CustomStringConvertible {
         switch self {
         case .systemdCredential:
             return
-                "the service unit must load it (LoadCredentialEncrypted=\(Self.credentialName):/etc/credstore.encrypted/\(Self.credentialName)); make it with systemd-creds encrypt, see docs/operator-guide.md"
+                "provision it as /etc/credstore.encrypted/\(Self.credentialName) (systemd-creds encrypt --name=\(Self.credentialName) KEK /etc/credstore.encrypted/\(Self.credentialName)), which the unit loads with LoadCredentialEncrypted=, then restart the service; see docs/operator-guide.md"
         case .file:
             return "restore that file from your backup, or give the file the keys were made with (--kek-file)"
         case .userConfiguration:
@@ -150,6 +152,14 @@ public enum KeyEncryptionKeySource: Sendable, CustomStringConvertible {
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .keyEncryptionKeyUnusable(location: path, reason: "it cannot be read (permissions?)")
+        }
+        // The unit's SetCredential= placeholder: the credential was not provisioned.
+        if case .systemdCredential = self,
+            data.isEmpty
+                || String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    == Self.unprovisioned
+        {
+            throw .keyEncryptionKeyMissing(location: path, remedy: remedy)
         }
         return try KeyEncryptionKey.parse([UInt8](data), location: path)
     }
