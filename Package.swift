@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CPKCS11", pkgConfig: "p11-kit-1", providers: [.apt(["libp11-kit-dev"])]),
 
         // Swift wrappers.
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
@@ -43,7 +44,9 @@ let package = Package(
         .target(name: "BlueZ", dependencies: ["DBus"]),
 
         // Where device keys live: software (wrapped under a key-encryption key), TPM 2.0.
-        .target(name: "SecureArea", dependencies: ["MdocCrypto"]),
+        // PKCS#11 tokens through p11-kit's module loader.
+        .target(name: "PKCS11", dependencies: ["CPKCS11"]),
+        .target(name: "SecureArea", dependencies: ["MdocCrypto", "PKCS11"]),
 
         // Protocol layers (pure Swift).
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),

@@ -10,16 +10,19 @@ public struct SecureAreaRegistry: Sendable {
     public var defaultArea: SecureAreaName
     public let software: SoftwareSecureArea
     public let tpm2: TPM2SecureArea
+    /// The PKCS#11 token, when one is configured (`--pkcs11-module`, `--pkcs11-token`).
+    public let pkcs11: PKCS11SecureArea?
     /// The passphrase (PIN) given for keys that need one (`--key-passphrase-file`).
     public var passphrase: String?
 
     public init(
         defaultArea: SecureAreaName = .software, software: SoftwareSecureArea, tpm2: TPM2SecureArea,
-        passphrase: String? = nil
+        pkcs11: PKCS11SecureArea? = nil, passphrase: String? = nil
     ) {
         self.defaultArea = defaultArea
         self.software = software
         self.tpm2 = tpm2
+        self.pkcs11 = pkcs11
         self.passphrase = passphrase
     }
 
@@ -27,14 +30,15 @@ public struct SecureAreaRegistry: Sendable {
     /// / `$XDG_CONFIG_HOME`, `--tpm-tcti` / `TPM2OPENSSL_TCTI` / `/dev/tpmrm0`.
     public static func resolve(
         defaultArea: SecureAreaName = .software, kekFile: String? = nil, tpmTCTI: String? = nil,
-        passphrase: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+        pkcs11: PKCS11SecureArea? = nil, passphrase: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> SecureAreaRegistry {
         SecureAreaRegistry(
             defaultArea: defaultArea,
             software: SoftwareSecureArea(
                 source: KeyEncryptionKeySource.resolve(kekFile: kekFile, environment: environment)),
             tpm2: TPM2SecureArea(tcti: TPM2SecureArea.resolveTCTI(tpmTCTI, environment: environment)),
-            passphrase: passphrase)
+            pkcs11: pkcs11, passphrase: passphrase)
     }
 
     /// A software area under a fresh in-memory KEK, and a TPM only through `tpmTCTI` (tests).
@@ -54,9 +58,12 @@ public struct SecureAreaRegistry: Sendable {
         case .software: return software
         case .tpm2: return tpm2
         case .pkcs11:
-            throw .notConfigured(
-                area: .pkcs11,
-                remedy: "this build has no PKCS#11 secure area yet; use --secure-area software or tpm2")
+            guard let pkcs11 else {
+                throw .notConfigured(
+                    area: .pkcs11,
+                    remedy: "give the token with --pkcs11-module MODULE.so --pkcs11-token LABEL --pkcs11-pin-file FILE")
+            }
+            return pkcs11
         }
     }
 

@@ -33,6 +33,21 @@ struct SecureAreaOptions: ParsableArguments {
             "A file whose first line is the passphrase (PIN) of keys made or used with one.", valueName: "file"))
     var passphraseFile: String?
 
+    @Option(
+        name: .customLong("pkcs11-module"),
+        help: ArgumentHelp("The PKCS#11 module of the token for --secure-area pkcs11.", valueName: "so"))
+    var pkcs11Module: String?
+
+    @Option(
+        name: .customLong("pkcs11-token"),
+        help: ArgumentHelp("The label of the PKCS#11 token new keys are made on.", valueName: "label"))
+    var pkcs11Token: String?
+
+    @Option(
+        name: .customLong("pkcs11-pin-file"),
+        help: ArgumentHelp("A file whose first line is the token's user PIN.", valueName: "file"))
+    var pkcs11PINFile: String?
+
     /// The registry the options describe.
     func registry() throws -> SecureAreaRegistry {
         let name = secureArea ?? ProcessInfo.processInfo.environment["MDOC_HOLDER_SECURE_AREA"] ?? "software"
@@ -44,7 +59,16 @@ struct SecureAreaOptions: ParsableArguments {
             let text = String(decoding: try WalletCLI.readFile(passphraseFile, what: "key passphrase"), as: UTF8.self)
             passphrase = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         }
+        var pkcs11: PKCS11SecureArea?
+        if let pkcs11Module {
+            guard let pkcs11Token else { throw ValidationError("--pkcs11-module needs --pkcs11-token LABEL") }
+            let pin = try pkcs11PINFile.map {
+                String(decoding: try WalletCLI.readFile($0, what: "PKCS#11 PIN"), as: UTF8.self)
+                    .split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            }
+            pkcs11 = PKCS11SecureArea(modulePath: pkcs11Module, tokenLabel: pkcs11Token, pin: pin)
+        }
         return SecureAreaRegistry.resolve(
-            defaultArea: area, kekFile: kekFile, tpmTCTI: tpmTCTI, passphrase: passphrase)
+            defaultArea: area, kekFile: kekFile, tpmTCTI: tpmTCTI, pkcs11: pkcs11, passphrase: passphrase)
     }
 }

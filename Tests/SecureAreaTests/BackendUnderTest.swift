@@ -9,12 +9,17 @@ final class BackendUnderTest: @unchecked Sendable {
     let name: SecureAreaName
     let directory: String
     let tpm: SoftwareTPM?
+    let hsm: SoftHSM?
+    private(set) var tokenLabel: String?
+    private var modulePath = SoftHSM.module
 
     init(_ name: SecureAreaName) throws {
         self.name = name
         directory = NSTemporaryDirectory() + "secure-area-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         tpm = name == .tpm2 ? try SoftwareTPM() : nil
+        hsm = name == .pkcs11 ? try SoftHSM.shared() : nil
+        tokenLabel = hsm?.tokenLabel
     }
 
     deinit {
@@ -35,19 +40,28 @@ final class BackendUnderTest: @unchecked Sendable {
         case .tpm2:
             return TPM2SecureArea(tcti: tpm!.tcti)
         case .pkcs11:
-            fatalError("no PKCS#11 area in this build")
+            return PKCS11SecureArea(modulePath: modulePath, tokenLabel: tokenLabel!, pin: hsm!.pin)
         }
     }
 
+    /// The area with a wrong PIN (pkcs11: the token's PIN; the other areas: per-key passphrases).
+    func areaWithWrongPIN() -> any SecureArea {
+        PKCS11SecureArea(modulePath: SoftHSM.module, tokenLabel: tokenLabel!, pin: "000000")
+    }
+
     /// Restarts the backend on the same state: swtpm stopped and started again; the software
-    /// area has nothing running (a new instance rereads its KEK file).
+    /// area has nothing running (a new instance rereads its KEK file); a softhsm2 token is
+    /// reopened by a new area instance (new session, new login).
     func restart() throws {
         try tpm?.restart()
     }
 
-    /// The same area with its backend gone: the TPM stopped, the KEK file removed.
+    /// The same area with its backend gone: the TPM stopped, the KEK file removed, the PKCS#11
+    /// module missing.
     func makeAbsent() {
         tpm?.stop()
+        // No PKCS#11 middleware where the configuration says (uninstalled, or a wrong path).
+        if name == .pkcs11 { modulePath = directory + "/no-such-module.so" }
         if name == .software { try? FileManager.default.removeItem(atPath: kekPath) }
     }
 }

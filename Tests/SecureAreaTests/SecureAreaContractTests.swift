@@ -1,6 +1,7 @@
 import Foundation
 import MdocCrypto
 import SecureArea
+import TestSupport
 import Testing
 
 /// Every backend passes the same contract: keys are made in the area, their signatures verify
@@ -8,7 +9,7 @@ import Testing
 /// peer computes, they survive a restart of the backend, and a wrong PIN or an absent backend
 /// gives a typed error.
 @Suite(.serialized) struct SecureAreaContractTests {
-    static let backends: [SecureAreaName] = [.software, .tpm2]
+    static let backends: [SecureAreaName] = [.software, .tpm2, .pkcs11]
     let message = Array("DeviceAuthentication bytes stand-in".utf8)
 
     @Test(arguments: backends) func aNewKeySignsAndPythonVerifies(_ name: SecureAreaName) throws {
@@ -87,6 +88,19 @@ import Testing
     @Test(arguments: backends) func aWrongOrMissingPINIsATypedError(_ name: SecureAreaName) throws {
         let backend = try BackendUnderTest(name)
         let area = backend.area()
+        if name == .pkcs11 {
+            // The token's user PIN guards every key on it.
+            let key = try area.createKey(KeySettings(curve: .p256))
+            #expect(key.requiresPassphrase)
+            #expect(throws: SecureAreaError.wrongPassphrase(keyID: key.id)) {
+                _ = try backend.areaWithWrongPIN().sign(message, algorithm: .es256, key: key, passphrase: nil)
+            }
+            #expect(throws: SecureAreaError.passphraseRequired(keyID: key.id)) {
+                _ = try PKCS11SecureArea(modulePath: SoftHSM.module, tokenLabel: backend.tokenLabel!, pin: nil).sign(
+                    message, algorithm: .es256, key: key, passphrase: nil)
+            }
+            return
+        }
         let key = try area.createKey(KeySettings(curve: .p256, passphrase: "2468"))
         #expect(key.requiresPassphrase)
         let signature = try area.sign(message, algorithm: .es256, key: key, passphrase: "2468")
@@ -96,6 +110,20 @@ import Testing
         }
         #expect(throws: SecureAreaError.passphraseRequired(keyID: key.id)) {
             _ = try area.sign(message, algorithm: .es256, key: key, passphrase: nil)
+        }
+    }
+
+    @Test func aDeletedTokenKeyIsGoneFromTheToken() throws {
+        let backend = try BackendUnderTest(.pkcs11)
+        let area = backend.area()
+        let key = try area.createKey(KeySettings(curve: .p256))
+        _ = try area.sign(message, algorithm: .es256, key: key, passphrase: nil)
+        try area.deleteKey(key)
+        #expect {
+            _ = try area.sign(message, algorithm: .es256, key: key, passphrase: nil)
+        } throws: { error in
+            guard case .damagedKey(let id, _) = error as? SecureAreaError else { return false }
+            return id == key.id
         }
     }
 
@@ -110,6 +138,7 @@ import Testing
             switch (name, error) {
             case (.software, .keyEncryptionKeyMissing(let location, _)): #expect(location == backend.kekPath)
             case (.tpm2, .backendUnavailable(let area, _)): #expect(area == .tpm2)
+            case (.pkcs11, .backendUnavailable(let area, _)): #expect(area == .pkcs11)
             default: Issue.record("unexpected error: \(error)")
             }
         }
