@@ -5,7 +5,8 @@ import SecureArea
 /// Signing (ES256 over a DeviceAuthentication-sized Sig_structure) and ECDH latency per secure
 /// area, wall-clock (a TPM works in another process), median and p90, beside the floor of an
 /// in-memory key. The tpm2 area runs against the TPM at `--tpm-tcti TCTI`, else a swtpm this
-/// benchmark starts on loopback (Debian `swtpm`), else it is reported as skipped.
+/// benchmark starts on loopback (Debian `swtpm`), else it is reported as skipped; the pkcs11
+/// area against a softhsm2 token made in a temporary directory.
 enum SecureAreaBenchmark {
     static func run(iterations: Int, tcti: String?) throws {
         print("secure areas: wall-clock latency per operation, P-256 (\(iterations) runs each)")
@@ -26,6 +27,8 @@ enum SecureAreaBenchmark {
         } ecdh: {
             _ = try software.keyAgreement(with: peer, key: softwareKey, passphrase: nil)
         }
+
+        pkcs11(iterations: iterations, message: message, peer: peer)
 
         var swtpm: Process?
         defer {
@@ -52,6 +55,40 @@ enum SecureAreaBenchmark {
             _ = try tpm.sign(message, algorithm: .es256, key: tpmKey, passphrase: nil)
         } ecdh: {
             _ = try tpm.keyAgreement(with: peer, key: tpmKey, passphrase: nil)
+        }
+    }
+
+    /// A softhsm2 token in a temporary directory (Debian `softhsm2`), when installed.
+    private static func pkcs11(iterations: Int, message: [UInt8], peer: PublicKey) {
+        let module = "/usr/lib/softhsm/libsofthsm2.so"
+        guard FileManager.default.fileExists(atPath: module),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/softhsm2-util")
+        else {
+            print("  pkcs11: skipped (no softhsm2: apt-get install softhsm2)")
+            return
+        }
+        let directory = NSTemporaryDirectory() + "bench-softhsm-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            try FileManager.default.createDirectory(atPath: directory + "/tokens", withIntermediateDirectories: true)
+            try "directories.tokendir = \(directory)/tokens\nlog.level = ERROR\n".write(
+                toFile: directory + "/softhsm2.conf", atomically: true, encoding: .utf8)
+            setenv("SOFTHSM2_CONF", directory + "/softhsm2.conf", 1)
+            let initialise = Process()
+            initialise.executableURL = URL(fileURLWithPath: "/usr/bin/softhsm2-util")
+            initialise.arguments = ["--init-token", "--free", "--label", "bench", "--pin", "1234", "--so-pin", "4321"]
+            initialise.standardOutput = FileHandle.nullDevice
+            try initialise.run()
+            initialise.waitUntilExit()
+            let area = PKCS11SecureArea(modulePath: module, tokenLabel: "bench", pin: "1234")
+            let key = try area.createKey(KeySettings())
+            report("pkcs11 (softhsm2; session + login per use)", iterations) {
+                _ = try area.sign(message, algorithm: .es256, key: key, passphrase: nil)
+            } ecdh: {
+                _ = try area.keyAgreement(with: peer, key: key, passphrase: nil)
+            }
+        } catch {
+            print("  pkcs11: skipped (\(error))")
         }
     }
 

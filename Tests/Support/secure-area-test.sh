@@ -2,7 +2,8 @@
 # Secure areas end to end, with the real binaries: a device key made in a TPM (swtpm on
 # loopback), a test credential issued to its public key only, presented over BLE (BlueZoo
 # tier) with deviceSignature and once with deviceMac, the real reader verifying both; the TPM
-# gone ends the session with status 10 and a log line naming credential and area; the software
+# gone ends the session with status 10 and a log line naming credential and area; the same on
+# a PKCS#11 token (softhsm2); the software
 # area's store without its key-encryption key lists but refuses to present; no file of the
 # store's directory holds a private key.
 # Usage: Tests/Support/secure-area-test.sh [BIN_DIR]
@@ -125,7 +126,39 @@ holder_args="${tpm_args[*]}" present tpm-restarted
 if [ "$reader_exit" = 0 ] && verified tpm-restarted deviceSignature; then ok
 else ko "TPM restarted on the same state: the key works again" "$tmp/tpm-restarted.holder.err"; fi
 
-# 4. The software area: --device-key goes in wrapped under the KEK; nothing in the store's
+# 4. A PKCS#11 token (softhsm2): key made on the token, credential issued to it, presented over
+# BLE with deviceSignature and deviceMac (CKM_ECDSA, CKM_ECDH1_DERIVE on the token).
+mkdir -p "$tmp/softhsm/tokens"
+printf 'directories.tokendir = %s\nlog.level = ERROR\n' "$tmp/softhsm/tokens" >"$tmp/softhsm/softhsm2.conf"
+export SOFTHSM2_CONF="$tmp/softhsm/softhsm2.conf"
+echo 246810 >"$tmp/pin"
+softhsm2-util --init-token --free --label holder-token --pin 246810 --so-pin 135790 >/dev/null \
+  || ko "softhsm2-util --init-token"
+p11_store="$tmp/p11/wallet.sqlite"
+p11_args=(--secure-area pkcs11 --pkcs11-module /usr/lib/softhsm/libsofthsm2.so --pkcs11-token holder-token
+  --pkcs11-pin-file "$tmp/pin" --store "$p11_store")
+p11_key=$("$bin/mdoc-holder" keys create "${p11_args[@]}" --public-key-out "$tmp/p11-pub.pem" 2>"$tmp/p11-create.err")
+"$bin/mdoc-issuer" issue --claims Fixtures/mdl-claims.json --pki Fixtures/pki --out "$tmp/p11.cbor" \
+  --device-public-key "$tmp/p11-pub.pem" >/dev/null 2>&1
+if [[ "$p11_key" =~ ^[0-9a-f]{16}$ ]] && "$bin/mdoc-holder" credentials import "$tmp/p11.cbor" --key "$p11_key" \
+  --trust-anchor Fixtures/pki/iaca.pem "${p11_args[@]}" >/dev/null 2>"$tmp/p11-import.err"; then ok
+else ko "pkcs11: keys create and credentials import --key" "$tmp/p11-create.err"; fi
+if python3 - "$tmp/p11" <<'PY'
+import os, sys
+for name in os.listdir(sys.argv[1]):
+    data = open(os.path.join(sys.argv[1], name), "rb").read()
+    assert b"PRIVATE KEY" not in data, name
+    assert b"pkcs11:token=holder-token;" in data or not name.endswith(".sqlite"), name
+PY
+then ok; else ko "pkcs11: the store keeps the key's PKCS#11 URI, no private key"; fi
+holder_args="${p11_args[*]}" present p11-signature
+if [ "$reader_exit" = 0 ] && verified p11-signature deviceSignature; then ok
+else ko "pkcs11 key, deviceSignature: the reader verifies" "$tmp/p11-signature.holder.err"; fi
+holder_args="${p11_args[*]} --device-auth mac" present p11-mac
+if [ "$reader_exit" = 0 ] && verified p11-mac deviceMac; then ok
+else ko "pkcs11 key, deviceMac: the reader verifies" "$tmp/p11-mac.holder.err"; fi
+
+# 5. The software area: --device-key goes in wrapped under the KEK; nothing in the store's
 # directory holds the private key; without its KEK the store lists but refuses to present.
 sw_store="$tmp/sw/wallet.sqlite"
 sw_args=(--kek-file "$tmp/kek" --store "$sw_store")
