@@ -18,6 +18,12 @@ import Testing
         let key = try area.createKey(KeySettings(curve: .p256))
         #expect(key.area == name)
         #expect(key.curve == .p256)
+        let info = try area.keyInfo(key)
+        #expect(info.area == name && info.curve == .p256 && info.attestation == nil)
+        #expect(info.isHardwareBound == (name != .software))
+        #expect(info.publicKey == (try key.publicKey()))
+        // The stored blob is never a plaintext private key.
+        #expect(!String(decoding: key.blob, as: UTF8.self).contains("PRIVATE KEY"))
         let signature = try area.sign(message, algorithm: .es256, key: key, passphrase: nil)
         #expect(signature.count == 64)
         #expect(try IndependentPeer.verifies(signature, over: message, publicKey: key.publicKey(), algorithm: .es256))
