@@ -77,7 +77,8 @@ public enum KeyEncryptionKeySource: Sendable, CustomStringConvertible {
     /// A file given with `--kek-file` (or `MDOC_HOLDER_KEK_FILE`). Never created by the program.
     case file(path: String)
     /// `$XDG_CONFIG_HOME/mdoc-holder/kek` (default `~/.config/...`), created 0600 (in a 0700
-    /// directory) when a key is first wrapped.
+    /// directory) when a key is first wrapped; passphrase-protected when a KEK passphrase is
+    /// given then.
     case userConfiguration(path: String)
     /// A KEK held in memory (tests).
     case given(KeyEncryptionKey)
@@ -141,14 +142,17 @@ public enum KeyEncryptionKeySource: Sendable, CustomStringConvertible {
 
     /// Reads the KEK; with `create`, makes it first when this source may be created (the user's
     /// configuration directory) and it does not exist yet.
-    public func load(create: Bool) throws(SecureAreaError) -> KeyEncryptionKey {
+    ///
+    /// - Parameter passphrase: opens a passphrase-protected KEK file (``ProtectedKEKFile``);
+    ///   with `create`, the new file is protected with it.
+    public func load(create: Bool, passphrase: String? = nil) throws(SecureAreaError) -> KeyEncryptionKey {
         if case .given(let kek) = self { return kek }
         let path = location
         if !FileManager.default.fileExists(atPath: path) {
             guard create, case .userConfiguration = self else {
                 throw .keyEncryptionKeyMissing(location: path, remedy: remedy)
             }
-            try Self.createFile(path)
+            try Self.createFile(path, passphrase: passphrase)
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .keyEncryptionKeyUnusable(location: path, reason: "it cannot be read (permissions?)")
@@ -161,12 +165,15 @@ public enum KeyEncryptionKeySource: Sendable, CustomStringConvertible {
         {
             throw .keyEncryptionKeyMissing(location: path, remedy: remedy)
         }
+        if ProtectedKEKFile.isProtected([UInt8](data)) {
+            return try ProtectedKEKFile.open([UInt8](data), passphrase: passphrase, location: path)
+        }
         return try KeyEncryptionKey.parse([UInt8](data), location: path)
     }
 
     /// Writes 32 random bytes as hex to `path`, 0600, atomically: a file another process made
     /// meanwhile wins (both then read the same key).
-    private static func createFile(_ path: String) throws(SecureAreaError) {
+    private static func createFile(_ path: String, passphrase: String?) throws(SecureAreaError) {
         let directory = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(
@@ -179,7 +186,14 @@ public enum KeyEncryptionKeySource: Sendable, CustomStringConvertible {
         guard fd >= 0 else {
             throw .keyEncryptionKeyUnusable(location: path, reason: String(cString: strerror(errno)))
         }
-        var text = Array(SecureRandom.bytes(32).map { String(format: "%02x", $0) }.joined().utf8) + [0x0A]
+        var text: [UInt8]
+        if let passphrase {
+            var secret = SecureRandom.bytes(32)
+            defer { for i in secret.indices { secret[i] = 0 } }
+            text = try ProtectedKEKFile.seal(secret, passphrase: passphrase, location: path)
+        } else {
+            text = Array(SecureRandom.bytes(32).map { String(format: "%02x", $0) }.joined().utf8) + [0x0A]
+        }
         defer { for i in text.indices { text[i] = 0 } }
         let written = write(fd, text, text.count)
         let synced = fsync(fd) == 0

@@ -7,6 +7,10 @@ public enum SecureAreaError: Error, Sendable, Equatable, CustomStringConvertible
     case keyEncryptionKeyMissing(location: String, remedy: String)
     /// The key-encryption key file exists but cannot be used.
     case keyEncryptionKeyUnusable(location: String, reason: String)
+    /// The key-encryption key file is passphrase-protected and no passphrase was given.
+    case keyEncryptionKeyPassphraseRequired(location: String)
+    /// The key-encryption key file's passphrase is wrong.
+    case wrongKeyEncryptionKeyPassphrase(location: String)
     /// The key was wrapped under another key-encryption key than the one configured.
     case wrongKeyEncryptionKey(keyID: String)
     /// The key needs a passphrase / auth value / PIN and none was given.
@@ -36,6 +40,11 @@ public enum SecureAreaError: Error, Sendable, Equatable, CustomStringConvertible
             return "the software secure area's key-encryption key \(location) is missing: \(remedy)"
         case .keyEncryptionKeyUnusable(let location, let reason):
             return "the key-encryption key \(location) cannot be used: \(reason)"
+        case .keyEncryptionKeyPassphraseRequired(let location):
+            return
+                "the key-encryption key \(location) is passphrase-protected: give its passphrase (--kek-passphrase-file FILE)"
+        case .wrongKeyEncryptionKeyPassphrase(let location):
+            return "the passphrase of the key-encryption key \(location) is wrong"
         case .wrongKeyEncryptionKey(let id):
             return
                 "key \(id) was wrapped under another key-encryption key than the configured one: give the key-encryption key it was made with (--kek-file, or the mdoc-holder-kek credential)"

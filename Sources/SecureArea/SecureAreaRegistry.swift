@@ -29,14 +29,15 @@ public struct SecureAreaRegistry: Sendable {
     /// From the options, falling back on the environment: `--kek-file` / `CREDENTIALS_DIRECTORY`
     /// / `$XDG_CONFIG_HOME`, `--tpm-tcti` / `TPM2OPENSSL_TCTI` / `/dev/tpmrm0`.
     public static func resolve(
-        defaultArea: SecureAreaName = .software, kekFile: String? = nil, tpmTCTI: String? = nil,
-        pkcs11: PKCS11SecureArea? = nil, passphrase: String? = nil,
+        defaultArea: SecureAreaName = .software, kekFile: String? = nil, kekPassphrase: String? = nil,
+        tpmTCTI: String? = nil, pkcs11: PKCS11SecureArea? = nil, passphrase: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> SecureAreaRegistry {
         SecureAreaRegistry(
             defaultArea: defaultArea,
             software: SoftwareSecureArea(
-                source: KeyEncryptionKeySource.resolve(kekFile: kekFile, environment: environment)),
+                source: KeyEncryptionKeySource.resolve(kekFile: kekFile, environment: environment),
+                kekPassphrase: kekPassphrase),
             tpm2: TPM2SecureArea(tcti: TPM2SecureArea.resolveTCTI(tpmTCTI, environment: environment)),
             pkcs11: pkcs11, passphrase: passphrase)
     }

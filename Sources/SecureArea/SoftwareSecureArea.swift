@@ -17,9 +17,15 @@ public final class SoftwareSecureArea: SecureArea, @unchecked Sendable {
     private let lock = NSLock()
     private var cached: KeyEncryptionKey?
 
-    public init(source: KeyEncryptionKeySource, passphraseCost: Scrypt.Cost = Scrypt.Cost()) {
+    /// Opens (or, made on first use, protects) a passphrase-protected KEK file.
+    public let kekPassphrase: String?
+
+    public init(
+        source: KeyEncryptionKeySource, passphraseCost: Scrypt.Cost = Scrypt.Cost(), kekPassphrase: String? = nil
+    ) {
         self.source = source
         self.cost = passphraseCost
+        self.kekPassphrase = kekPassphrase
     }
 
     /// The KEK, created first when the source allows it and `create`.
@@ -27,7 +33,7 @@ public final class SoftwareSecureArea: SecureArea, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let cached { return cached }
-        let kek = try source.load(create: create)
+        let kek = try source.load(create: create, passphrase: kekPassphrase)
         cached = kek
         return kek
     }

@@ -100,7 +100,7 @@ extension CredentialStore {
         let areas = Set(try keys().map(\.key.area))
         if areas.contains(.software), !secureAreas.software.isKeyEncryptionKeyAvailable {
             do {
-                _ = try secureAreas.software.source.load(create: false)
+                _ = try secureAreas.software.source.load(create: false, passphrase: secureAreas.software.kekPassphrase)
             } catch {
                 throw .secureArea(error)
             }

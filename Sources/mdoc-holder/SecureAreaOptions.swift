@@ -21,6 +21,13 @@ struct SecureAreaOptions: ParsableArguments {
     var kekFile: String?
 
     @Option(
+        name: .customLong("kek-passphrase-file"),
+        help: ArgumentHelp(
+            "A file whose first line is the passphrase of a passphrase-protected key-encryption key (a new one is made protected).",
+            valueName: "file"))
+    var kekPassphraseFile: String?
+
+    @Option(
         name: .customLong("tpm-tcti"),
         help: ArgumentHelp(
             "The TPM for --secure-area tpm2 (default: TPM2OPENSSL_TCTI, else device:/dev/tpmrm0).",
@@ -59,6 +66,10 @@ struct SecureAreaOptions: ParsableArguments {
             let text = String(decoding: try WalletCLI.readFile(passphraseFile, what: "key passphrase"), as: UTF8.self)
             passphrase = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         }
+        let kekPassphrase = try kekPassphraseFile.map {
+            String(decoding: try WalletCLI.readFile($0, what: "key-encryption key passphrase"), as: UTF8.self)
+                .split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        }
         var pkcs11: PKCS11SecureArea?
         if let pkcs11Module {
             guard let pkcs11Token else { throw ValidationError("--pkcs11-module needs --pkcs11-token LABEL") }
@@ -69,6 +80,7 @@ struct SecureAreaOptions: ParsableArguments {
             pkcs11 = PKCS11SecureArea(modulePath: pkcs11Module, tokenLabel: pkcs11Token, pin: pin)
         }
         return SecureAreaRegistry.resolve(
-            defaultArea: area, kekFile: kekFile, tpmTCTI: tpmTCTI, pkcs11: pkcs11, passphrase: passphrase)
+            defaultArea: area, kekFile: kekFile, kekPassphrase: kekPassphrase, tpmTCTI: tpmTCTI, pkcs11: pkcs11,
+            passphrase: passphrase)
     }
 }

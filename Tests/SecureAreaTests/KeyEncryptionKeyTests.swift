@@ -64,3 +64,27 @@ struct KeyEncryptionKeyTests {
         }
     }
 }
+
+/// A key-encryption key file protected by a passphrase (scrypt through OpenSSL).
+struct ProtectedKeyEncryptionKeyTests {
+    @Test func aPassphraseProtectedKEKOpensWithItsPassphraseOnly() throws {
+        let directory = NSTemporaryDirectory() + "kek-protected-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/kek"
+        let key = try SoftwareSecureArea(source: .userConfiguration(path: path), kekPassphrase: "correct horse")
+            .createKey(KeySettings())
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix("mdoc-holder-kek-v1 scrypt 15 "))
+        // The same key reopens with the passphrase, from a new instance.
+        _ = try SoftwareSecureArea(source: .file(path: path), kekPassphrase: "correct horse").sign(
+            [1], algorithm: .es256, key: key, passphrase: nil)
+        #expect(throws: SecureAreaError.keyEncryptionKeyPassphraseRequired(location: path)) {
+            _ = try SoftwareSecureArea(source: .file(path: path)).sign(
+                [1], algorithm: .es256, key: key, passphrase: nil)
+        }
+        #expect(throws: SecureAreaError.wrongKeyEncryptionKeyPassphrase(location: path)) {
+            _ = try SoftwareSecureArea(source: .file(path: path), kekPassphrase: "battery staple").sign(
+                [1], algorithm: .es256, key: key, passphrase: nil)
+        }
+    }
+}
