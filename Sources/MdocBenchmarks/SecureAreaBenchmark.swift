@@ -31,13 +31,15 @@ enum SecureAreaBenchmark {
         pkcs11(iterations: iterations, message: message, peer: peer)
 
         var swtpm: Process?
+        var swtpmState: String?
         defer {
             swtpm?.terminate()
             swtpm?.waitUntilExit()
+            if let state = swtpmState { try? FileManager.default.removeItem(atPath: state) }
         }
         var resolved = tcti
         if resolved == nil {
-            (swtpm, resolved) = startSoftwareTPM()
+            (swtpm, resolved, swtpmState) = startSoftwareTPM()
         }
         guard let resolved else {
             print("  tpm2: skipped (no --tpm-tcti and no swtpm to start: apt-get install swtpm tpm2-openssl)")
@@ -121,8 +123,8 @@ enum SecureAreaBenchmark {
     }
 
     /// A swtpm on a loopback port, in a temporary state directory; nil when it cannot start.
-    private static func startSoftwareTPM() -> (Process?, String?) {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/swtpm") else { return (nil, nil) }
+    private static func startSoftwareTPM() -> (Process?, String?, String?) {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/swtpm") else { return (nil, nil, nil) }
         let state = NSTemporaryDirectory() + "bench-swtpm-\(UUID().uuidString)"
         try? FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let port = Int.random(in: 20000..<40000)
@@ -137,9 +139,10 @@ enum SecureAreaBenchmark {
         do {
             try process.run()
         } catch {
-            return (nil, nil)
+            try? FileManager.default.removeItem(atPath: state)
+            return (nil, nil, nil)
         }
         Thread.sleep(forTimeInterval: 0.5)
-        return (process, "swtpm:host=127.0.0.1,port=\(port)")
+        return (process, "swtpm:host=127.0.0.1,port=\(port)", state)
     }
 }

@@ -4,6 +4,8 @@ import Foundation
     import Glibc
 #endif
 
+nonisolated(unsafe) private var softHSMDirectory: String?
+
 /// A softhsm2 token (Debian `softhsm2`) for the pkcs11 secure-area tests: one token store per
 /// test process (SOFTHSM2_CONF is read once, when the module initialises), one initialised
 /// token in it.
@@ -36,6 +38,11 @@ public final class SoftHSM: Sendable {
         try "directories.tokendir = \(directory)/tokens\nobjectstore.backend = file\nlog.level = ERROR\n".write(
             toFile: conf, atomically: true, encoding: .utf8)
         setenv("SOFTHSM2_CONF", conf, 1)
+        // The token store goes when the test process exits.
+        softHSMDirectory = directory
+        atexit {
+            if let directory = softHSMDirectory { try? FileManager.default.removeItem(atPath: directory) }
+        }
         let status = ChildProcess.run([
             "/usr/bin/softhsm2-util", "--init-token", "--free", "--label", tokenLabel, "--pin", pin, "--so-pin",
             "654321",
