@@ -113,7 +113,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "MdocCryptoTests", dependencies: ["MdocCrypto", "TestSupport"]),
-        .testTarget(name: "SecureAreaTests", dependencies: ["SecureArea", "MdocCrypto", "TestSupport"]),
+        .testTarget(name: "SecureAreaTests", dependencies: ["SecureArea", "PKCS11", "MdocCrypto", "TestSupport"]),
         .testTarget(name: "COSETests", dependencies: ["COSE", "TestSupport"]),
         .testTarget(name: "ISO18013Tests", dependencies: ["ISO18013", "TestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),

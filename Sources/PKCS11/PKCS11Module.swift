@@ -43,6 +43,17 @@ public final class PKCS11Module: @unchecked Sendable {
         return module
     }
 
+    /// Finalises the module and initialises it again (a token reopened: its state is read back
+    /// from the token). Sessions opened before are gone.
+    public func reinitialize() throws(PKCS11Error) {
+        Self.lock.lock()
+        defer { Self.lock.unlock() }
+        _ = functions.pointee.C_Finalize(nil)
+        var arguments = CK_C_INITIALIZE_ARGS()
+        arguments.flags = CK_FLAGS(CKF_OS_LOCKING_OK)
+        try check("C_Initialize", functions.pointee.C_Initialize(&arguments))
+    }
+
     /// The slot of the token labelled `label` (a token present in it).
     public func slot(tokenLabel label: String) throws(PKCS11Error) -> UInt {
         var count: CK_ULONG = 0

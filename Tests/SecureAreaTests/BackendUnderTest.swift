@@ -1,5 +1,6 @@
 import Foundation
 import MdocCrypto
+import PKCS11
 import SecureArea
 import TestSupport
 
@@ -50,10 +51,11 @@ final class BackendUnderTest: @unchecked Sendable {
     }
 
     /// Restarts the backend on the same state: swtpm stopped and started again; the software
-    /// area has nothing running (a new instance rereads its KEK file); a softhsm2 token is
-    /// reopened by a new area instance (new session, new login).
+    /// area has nothing running (a new instance rereads its KEK file); softhsm2 is finalised
+    /// and initialised again (the token reread from its store).
     func restart() throws {
         try tpm?.restart()
+        if name == .pkcs11 { try PKCS11Module.load(path: SoftHSM.module).reinitialize() }
     }
 
     /// The same area with its backend gone: the TPM stopped, the KEK file removed, the PKCS#11
