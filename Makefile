@@ -24,6 +24,7 @@ test: test-deps
 	Tests/Support/tty-consent-test.sh .build/debug
 	Tests/Support/cli-test.sh .build/debug
 	Tests/Support/ble-bluezoo-test.sh .build/debug
+	Tests/Support/secure-area-test.sh .build/debug
 	Tests/Support/packaging-test.sh .build/debug
 	Tests/Support/service-test.sh .build/debug
 	Tests/Support/kiosk-soak.sh .build/debug
@@ -91,7 +92,7 @@ udevrulesdir ?= $(PREFIX)/lib/udev/rules.d
 dbuspolicydir ?= /usr/share/dbus-1/system.d
 dbussystemservicedir ?= $(datadir)/dbus-1/system-services
 dbusinterfacesdir ?= $(datadir)/dbus-1/interfaces
-# Drop-in snippets (online, kiosk, kiosk-tty): shipped here, enabled by linking them into
+# Drop-in snippets (online, kiosk, kiosk-tty, tpm): shipped here, enabled by linking them into
 # /etc/systemd/system/mdoc-holder.service.d/ (a drop-in in the unit's own directory would
 # always apply).
 snippetdir ?= $(datadir)/mdoc-holder/systemd
@@ -118,6 +119,7 @@ install: $(BIN_DIR)/mdoc-holder $(BIN_DIR)/mdoc-reader
 	$(call subst_install,dbus/mdoc-holder.service.d/online.conf,$(snippetdir)/online.conf,0644)
 	$(call subst_install,dbus/mdoc-holder.service.d/kiosk.conf,$(snippetdir)/kiosk.conf,0644)
 	$(call subst_install,dbus/mdoc-holder.service.d/kiosk-tty.conf,$(snippetdir)/kiosk-tty.conf,0644)
+	$(call subst_install,dbus/mdoc-holder.service.d/tpm.conf,$(snippetdir)/tpm.conf,0644)
 	$(call subst_install,dbus/mdoc-holder.sysusers,$(sysusersdir)/mdoc-holder.conf,0644)
 	$(call subst_install,dbus/org.mdocholder.conf,$(dbuspolicydir)/org.mdocholder.conf,0644)
 	$(call subst_install,dbus/org.mdocholder.service,$(dbussystemservicedir)/org.mdocholder.service,0644)
@@ -143,6 +145,7 @@ uninstall:
 	rm -f "$(DESTDIR)$(bindir)/mdoc-holder" "$(DESTDIR)$(bindir)/mdoc-reader" \
 	  "$(DESTDIR)$(systemdunitdir)/mdoc-holder.service" \
 	  "$(DESTDIR)$(snippetdir)/online.conf" "$(DESTDIR)$(snippetdir)/kiosk.conf" "$(DESTDIR)$(snippetdir)/kiosk-tty.conf" \
+	  "$(DESTDIR)$(snippetdir)/tpm.conf" \
 	  "$(DESTDIR)$(sysusersdir)/mdoc-holder.conf" \
 	  "$(DESTDIR)$(dbuspolicydir)/org.mdocholder.conf" \
 	  "$(DESTDIR)$(dbussystemservicedir)/org.mdocholder.service" \

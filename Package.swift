@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CPKCS11", pkgConfig: "p11-kit-1", providers: [.apt(["libp11-kit-dev"])]),
 
         // Swift wrappers.
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
@@ -42,12 +43,18 @@ let package = Package(
         // BlueZ D-Bus client: knows nothing of mdocs.
         .target(name: "BlueZ", dependencies: ["DBus"]),
 
+        // Where device keys live: software (wrapped under a key-encryption key), TPM 2.0.
+        // PKCS#11 tokens through p11-kit's module loader.
+        .target(name: "PKCS11", dependencies: ["CPKCS11"]),
+        .target(name: "SecureArea", dependencies: ["MdocCrypto", "PKCS11"]),
+
         // Protocol layers (pure Swift).
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
         .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE"]),
         .target(name: "Consent", dependencies: ["MdocCrypto"]),
-        .target(name: "Presentation", dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent"]),
-        .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation"]),
+        .target(
+            name: "Presentation", dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent", "SecureArea"]),
+        .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation", "SecureArea"]),
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
         // ISO 18013-5 BLE: message framing and the GATT roles, over the BlueZ client.
         .target(name: "BLETransport", dependencies: ["BlueZ", "DBus", "L2CAP"]),
@@ -74,7 +81,7 @@ let package = Package(
             name: "HolderService",
             dependencies: [
                 "DBus", "BlueZ", "BLETransport", "Proximity", "Wallet", "Consent", "Presentation", "OnlineTransport",
-                "OpenID4VP", "ISO18013", "MdocCrypto", "QRCode",
+                "OpenID4VP", "ISO18013", "MdocCrypto", "QRCode", "SecureArea",
             ]),
 
         // Executables.
@@ -82,7 +89,7 @@ let package = Package(
             name: "mdoc-holder",
             dependencies: [
                 "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
-                "BLETransport", "BlueZ", "L2CAP", "HolderService",
+                "BLETransport", "BlueZ", "L2CAP", "HolderService", "SecureArea",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -94,8 +101,10 @@ let package = Package(
         .executableTarget(
             name: "mdoc-issuer",
             dependencies: ["MdocIssuer", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .executableTarget(name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode"]),
-        .executableTarget(name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer", "JOSE"]),
+        .executableTarget(
+            name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode", "SecureArea"]),
+        .executableTarget(
+            name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer", "SecureArea", "JOSE"]),
         // BLE figures through a real bluetoothd (in the BlueZ VM: `make bench-ble`).
         .executableTarget(name: "BLEBenchmarks", dependencies: ["BlueZ", "DBus", "BLETransport", "ISO18013"]),
         .executableTarget(name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013"]),
@@ -104,12 +113,16 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "MdocCryptoTests", dependencies: ["MdocCrypto", "TestSupport"]),
+        .testTarget(name: "SecureAreaTests", dependencies: ["SecureArea", "PKCS11", "MdocCrypto", "TestSupport"]),
         .testTarget(name: "COSETests", dependencies: ["COSE", "TestSupport"]),
         .testTarget(name: "ISO18013Tests", dependencies: ["ISO18013", "TestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
-        .testTarget(name: "WalletTests", dependencies: ["Wallet", "Presentation", "MdocIssuer", "TestSupport"]),
+        .testTarget(
+            name: "WalletTests", dependencies: ["Wallet", "Presentation", "MdocIssuer", "TestSupport", "SecureArea"]),
         .testTarget(name: "ConsentTests", dependencies: ["Consent", "TestSupport"]),
-        .testTarget(name: "PresentationTests", dependencies: ["Presentation", "Wallet", "MdocIssuer", "TestSupport"]),
+        .testTarget(
+            name: "PresentationTests",
+            dependencies: ["Presentation", "Wallet", "MdocIssuer", "TestSupport", "SecureArea"]),
         .testTarget(name: "MdocIssuerTests", dependencies: ["MdocIssuer", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "TestSupport"]),
@@ -117,16 +130,16 @@ let package = Package(
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
-        .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport"]),
+        .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport", "SecureArea"]),
         .testTarget(
             name: "HolderServiceTests",
             dependencies: [
                 "HolderService", "DBus", "Consent", "Wallet", "Proximity", "Presentation", "BLETransport", "ISO18013",
-                "MdocCrypto", "TestSupport",
+                "MdocCrypto", "TestSupport", "SecureArea",
             ]),
         .testTarget(
             name: "OnlineTransportTests",
-            dependencies: ["OnlineTransport", "OpenID4VP", "Wallet", "Consent", "JOSE", "MdocCrypto"]),
+            dependencies: ["OnlineTransport", "OpenID4VP", "Wallet", "Consent", "JOSE", "MdocCrypto", "SecureArea"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,6 +13,7 @@
 #include <openssl/objects.h>
 #include <openssl/param_build.h>
 #include <openssl/pem.h>
+#include <openssl/provider.h>
 #include <openssl/rand.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>

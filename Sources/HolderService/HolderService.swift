@@ -34,9 +34,15 @@ public final class HolderService: Sendable {
     {
         let store: CredentialStore
         do {
-            store = try CredentialStore(path: configuration.storePath)
+            store = try CredentialStore(path: configuration.storePath, secureAreas: configuration.secureAreas)
         } catch {
             throw .startup("cannot open the credential store: \(error)")
+        }
+        do {
+            try store.checkKeysUsable()
+        } catch {
+            // The service still lists and keeps history; presentations end with status 10.
+            log.warning("device keys cannot be used: \(error)")
         }
         let connection: DBusConnection
         do {

@@ -2,6 +2,7 @@ import Consent
 import MdocCrypto
 import OpenID4VP
 import Presentation
+import SecureArea
 
 /// Who answers consent requests.
 public enum ServiceConsent: Sendable {
@@ -43,6 +44,9 @@ public struct ServiceConfiguration: Sendable {
     public var tlsCAs: [Certificate]
     /// Kiosk mode: a proximity session always armed on `defaultAdapter`.
     public var kiosk: KioskConfiguration?
+    /// Where device keys live (`--secure-area`, `--kek-file`, `--tpm-tcti`; the KEK from the
+    /// unit's `LoadCredentialEncrypted=mdoc-holder-kek`).
+    public var secureAreas: SecureAreaRegistry = .resolve()
 
     public init(
         storePath: String, busAddress: String? = nil, consent: ServiceConsent,

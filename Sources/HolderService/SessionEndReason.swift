@@ -21,7 +21,7 @@ enum SessionEndReason {
         case .consentTimeout?, .idleTimeout?: return "timeout"
         case .readerEnded?: return "reader-ended"
         case .sessionEncryptionError?, .decodingError?, .readerReportedError?, .messageTooLarge?,
-            .unexpectedMessage?:
+            .unexpectedMessage?, .deviceKeyUnusable?:
             return error(result.holderEnd!.description)
         case .holderEnded?, .transportClosed?, nil: break
         }

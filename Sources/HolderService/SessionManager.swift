@@ -209,6 +209,7 @@ actor SessionManager {
                     id, docTypes: sent.map(\.docType), elements: sent.reduce(0) { $0 + $1.elementsSent.count })
             }
             for record in outcome.records { environment.log.info("session \(id): \(describe(record))") }
+            for warning in outcome.warnings { environment.log.warning("session \(id): \(warning)") }
             return SessionEndReason.online(outcome)
         } catch {
             return SessionEndReason.error("\(error)")

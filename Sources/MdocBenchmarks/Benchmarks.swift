@@ -11,12 +11,20 @@ import MdocCrypto
 @main
 struct Benchmarks {
     static func main() throws {
-        let fast = CommandLine.arguments.contains("--quick")
+        let arguments = CommandLine.arguments
+        let fast = arguments.contains("--quick")
         let scale = fast ? 10 : 1
+        let tcti = arguments.firstIndex(of: "--tpm-tcti").flatMap {
+            arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
+        }
+        if arguments.contains("--secure-areas") {
+            // Only the secure-area latencies (`mdoc-benchmarks --secure-areas [--tpm-tcti TCTI]`).
+            return try SecureAreaBenchmark.run(iterations: 200 / scale, tcti: tcti)
+        }
         print("mdoc-benchmarks (\(fast ? "quick" : "full") run; CPU time of one thread; release build recommended)")
         // `--only holder|reader|online` runs one part (for a profiler).
-        let only = CommandLine.arguments.firstIndex(of: "--only").flatMap {
-            CommandLine.arguments.indices.contains($0 + 1) ? CommandLine.arguments[$0 + 1] : nil
+        let only = arguments.firstIndex(of: "--only").flatMap {
+            arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
         }
         let openssl = try OpenSSLFloor()
         if only == nil {
@@ -36,6 +44,10 @@ struct Benchmarks {
         if only == nil || only == "online" {
             print()
             try OnlineBenchmark.run(iterations: 300 / scale, openssl: openssl)
+        }
+        if only == nil || only == "secure-areas" {
+            print()
+            try SecureAreaBenchmark.run(iterations: 200 / scale, tcti: tcti)
         }
     }
 

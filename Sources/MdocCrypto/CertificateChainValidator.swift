@@ -39,6 +39,9 @@ public enum CertificateChainValidator {
         defer { clearOpenSSLErrors() }
 
         guard let trustStore = TrustStore.cached(for: anchors) else { return failure("X509_STORE_new") }
+        // The raw store below lives as long as this object: keep it until OpenSSL is done (another
+        // thread may evict it from the cache meanwhile).
+        defer { withExtendedLifetime(trustStore) {} }
         if let known = ValidatedPath.lookup(chain: chain, store: trustStore, at: time) {
             return .init(isValid: true, trustAnchor: known)
         }

@@ -20,6 +20,11 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An OpenSSL call failed. `reason` is OpenSSL's error queue text, which names routines and
     /// reasons, never data.
     case openssl(operation: String, reason: String)
+    /// An OpenSSL provider module (tpm2) is not installed or could not start (for the TPM: none
+    /// answers at the configured TCTI).
+    case providerUnavailable(name: String, reason: String)
+    /// A passphrase or auth value was needed and not given, or is wrong.
+    case authorizationFailed(String)
 
     /// A one-line explanation, free of secret values.
     public var description: String {
@@ -31,6 +36,9 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidLength(let why): return "invalid length: \(why)"
         case .certificateParse(let why): return "cannot parse certificate: \(why)"
         case .openssl(let operation, let reason): return "OpenSSL \(operation) failed: \(reason)"
+        case .providerUnavailable(let name, let reason):
+            return "the OpenSSL provider \(name) is not available: \(reason)"
+        case .authorizationFailed(let why): return "authorization failed: \(why)"
         }
     }
 }

@@ -18,6 +18,15 @@ public enum DigestAlgorithm: Sendable, CaseIterable {
         }
     }
 
+    /// OpenSSL's name of this algorithm, for the `_ex` calls that fetch it from a provider.
+    var opensslName: String {
+        switch self {
+        case .sha256: return "SHA256"
+        case .sha384: return "SHA384"
+        case .sha512: return "SHA512"
+        }
+    }
+
     /// OpenSSL's `EVP_MD` for this algorithm, fetched once (``FetchedAlgorithms``).
     var evpMD: OpaquePointer {
         switch self {

@@ -15,7 +15,9 @@ extension PrivateKey {
         guard peer.curve == curve else {
             throw .invalidKey("the peer key is on \(peer.curve.rawValue), not \(curve.rawValue)")
         }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+        guard
+            let context = EVP_PKEY_CTX_new_from_pkey(provider?.libraryContext, pkey, provider?.propertyQuery)
+        else {
             throw .fromOpenSSL("EVP_PKEY_CTX_new_from_pkey")
         }
         defer { EVP_PKEY_CTX_free(context) }

@@ -12,10 +12,15 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible {
     public let publicKey: PublicKey
     /// The OpenSSL key (private and public parts).
     let pkey: OpaquePointer
+    /// The provider that holds the key when it is not OpenSSL's default one (a TPM through the
+    /// tpm2 provider): operations fetch their algorithms from it. Kept so it outlives the key.
+    let provider: OpenSSLProvider?
 
     /// Takes ownership of `pkey`, which is freed even if this throws. With `checkPair`, the
     /// public part must match the private part (for keys read from outside).
-    init(adopting pkey: OpaquePointer, checkPair: Bool, curve known: Curve? = nil) throws(CryptoError) {
+    init(
+        adopting pkey: OpaquePointer, checkPair: Bool, provider: OpenSSLProvider? = nil, curve known: Curve? = nil
+    ) throws(CryptoError) {
         do throws(CryptoError) {
             let curve: Curve
             if let known { curve = known } else { curve = try Curve.of(pkey) }
@@ -25,6 +30,7 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible {
             self.publicKey = try PublicKey(copying: pkey, curve: curve)
             self.curve = curve
             self.pkey = pkey
+            self.provider = provider
         } catch {
             EVP_PKEY_free(pkey)
             throw error
@@ -76,6 +82,10 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible {
             try self.init(adopting: ECPrivateScalar.makeKey(curve: curve, scalar: rawPrivateKey), checkPair: false)
         }
     }
+
+    /// Whether the private key lives outside this process's memory (in a TPM, through a
+    /// provider): it cannot be exported.
+    public var isProviderHeld: Bool { provider != nil }
 
     /// The curve only, never key material.
     public var description: String { "PrivateKey(\(curve.rawValue))" }

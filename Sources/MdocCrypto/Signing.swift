@@ -15,9 +15,16 @@ extension PrivateKey {
         }
         guard let context = EVP_MD_CTX_new() else { throw .fromOpenSSL("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, algorithm.digest?.evpMD, nil, pkey) == 1 else {
-            throw .fromOpenSSL("EVP_DigestSignInit(\(algorithm.name))")
+        let initialized: Bool
+        if let provider {
+            initialized =
+                EVP_DigestSignInit_ex(
+                    context, nil, algorithm.digest?.opensslName, provider.libraryContext, provider.propertyQuery, pkey,
+                    nil) == 1
+        } else {
+            initialized = EVP_DigestSignInit(context, nil, algorithm.digest?.evpMD, nil, pkey) == 1
         }
+        guard initialized else { throw .fromOpenSSL("EVP_DigestSignInit(\(algorithm.name))") }
         let signature = message.withUnsafeBufferPointer { input -> [UInt8]? in
             // A non-NULL pointer even for an empty message.
             let data = input.baseAddress ?? UnsafePointer(bitPattern: 1)!

@@ -264,7 +264,12 @@ private struct Flow {
             if error.code == .accessDenied {
                 return await refuse(error, docTypes: matchedDocTypes, decision: .declined)
             }
-            return await refuse(error, docTypes: matchedDocTypes, decision: .failed(reason: error.description))
+            // A device key that could not be used: the verifier gets server_error, the holder's
+            // log and history the credential and the secure area.
+            var refused = await refuse(
+                error, docTypes: matchedDocTypes, decision: .failed(reason: error.localDetail ?? error.description))
+            if let detail = error.localDetail { refused.warnings.append(detail) }
+            return refused
         }
 
         events(.sending(host: request.responseURIHost ?? "-"))

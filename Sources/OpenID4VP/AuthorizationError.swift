@@ -34,6 +34,9 @@ public struct AuthorizationError: Error, Sendable, Hashable, CustomStringConvert
     public var code: Code
     /// For `error_description`: free of secrets and request values.
     public var description: String
+    /// What only the holder's log and history get, never the verifier (which credential's device
+    /// key could not be used, in which secure area).
+    public var localDetail: String?
 
     public init(_ code: Code, _ description: String) {
         self.code = code

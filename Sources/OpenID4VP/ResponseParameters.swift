@@ -230,7 +230,13 @@ public struct ResponseParameters: Sendable {
             let (response, records) = DeviceResponseGenerator.respond(
                 to: documents, decision: .approve(approvals), transcript: sessionTranscript)
             guard response.documents.count == documents.count else {
-                throw AuthorizationError(.serverError, "device authentication failed")
+                var error = AuthorizationError(.serverError, "device authentication failed")
+                error.localDetail =
+                    records.lazy.compactMap {
+                        if case .notReturned(let reason) = $0.outcome { return reason }
+                        return nil
+                    }.first
+                throw error
             }
             return (response, records)
         }

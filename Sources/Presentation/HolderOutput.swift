@@ -23,6 +23,10 @@ public enum TerminationReason: Sendable, Equatable, CustomStringConvertible {
     case consentTimeout
     /// A message arrived that the session could not take in its state (status 20 sent).
     case unexpectedMessage
+    /// A credential's device key could not be used (TPM absent, PIN needed, key-encryption key
+    /// missing): DeviceResponse status 10 sent, then status 20. The text names the credential
+    /// and its secure area.
+    case deviceKeyUnusable(String)
 
     public var description: String {
         switch self {
@@ -36,6 +40,7 @@ public enum TerminationReason: Sendable, Equatable, CustomStringConvertible {
         case .idleTimeout: return "no message from the reader within the idle timeout"
         case .consentTimeout: return "consent was not given in time"
         case .unexpectedMessage: return "the reader sent a message the session did not expect"
+        case .deviceKeyUnusable(let why): return "\(why) (status 10 sent)"
         }
     }
 }

@@ -226,10 +226,13 @@ public struct HolderSession: Sendable {
         let builder = ResponseBuilder(
             transcript: transcript!, eReaderKey: eReaderKey, deviceAuth: configuration.deviceAuth)
         let (response, records) = builder.build(request, decision: decision)
+        // A device key that could not be used: status 10 went out, and the session ends.
+        let keyFailure = response.status == DeviceResponseStatus.generalError.rawValue
+        let terminate = terminate || keyFailure
         var outputs = sendResponse(response, terminate: terminate)
         outputs.append(.responded(records))
         if terminate {
-            let why = reason ?? .holderEnded
+            let why = keyFailure ? .deviceKeyUnusable(Self.keyFailureReason(records)) : reason ?? .holderEnded
             state = .ended(why)
             outputs.append(.terminated(why))
         }

@@ -1,16 +1,17 @@
 import Consent
 import ISO18013
 import MdocCrypto
+import SecureArea
 
 /// A credential the holder can present: the issuer-signed data exactly as issued, and the
-/// device key the MSO names.
+/// device key the MSO names (in its secure area: the engines only ask it to sign or agree).
 public struct PresentableCredential: Sendable {
     public let id: String
     public let docType: String
     public let issuerSigned: IssuerSigned
-    public let deviceKey: PrivateKey
+    public let deviceKey: any DeviceKey
 
-    public init(id: String, docType: String, issuerSigned: IssuerSigned, deviceKey: PrivateKey) {
+    public init(id: String, docType: String, issuerSigned: IssuerSigned, deviceKey: any DeviceKey) {
         self.id = id
         self.docType = docType
         self.issuerSigned = issuerSigned

@@ -2,6 +2,7 @@ import COSE
 import Consent
 import ISO18013
 import MdocCrypto
+import SecureArea
 
 /// Builds the DeviceResponse for a request and the user's decision: only approved elements,
 /// issued bytes unchanged, element errors for what was requested and not returned,
@@ -45,8 +46,18 @@ struct ResponseBuilder {
             do {
                 deviceSigned = try sign(credential: credential, docType: docType)
             } catch {
-                notReturned(.notReturned(reason: "device authentication failed: \(error)"))
-                continue
+                switch error {
+                case .key(let error):
+                    // The key cannot be used now (TPM absent, PIN needed, KEK missing): the
+                    // session answers status 10 (general error, no data).
+                    let failure = DeviceKeyFailure(
+                        credentialID: credential.id, docType: docType, location: credential.deviceKey.location,
+                        error: error)
+                    return unusableKeyResponse(request, failure: failure)
+                case .protocol(let error):
+                    notReturned(.notReturned(reason: "device authentication failed: \(error)"))
+                    continue
+                }
             }
             var seen = Set<ElementID>()
             let errors = requested.filter { !approved.contains($0) && seen.insert($0).inserted }.map {
@@ -65,26 +76,69 @@ struct ResponseBuilder {
 
     /// deviceMac when asked for (or when the key cannot sign) and the reader key shares the
     /// device key's curve; deviceSignature otherwise.
-    private func sign(credential: PresentableCredential, docType: String) throws(ISO18013Error) -> DeviceSigned {
+    private func sign(credential: PresentableCredential, docType: String) throws(DeviceAuthFailure) -> DeviceSigned {
         let key = credential.deviceKey
         let canMac = key.curve.supportsKeyAgreement && eReaderKey?.curve == key.curve
-        if canMac && (deviceAuth == .mac || !key.curve.supportsSigning) {
-            let readerKey: PublicKey
-            do {
-                readerKey = try eReaderKey!.publicKey()
-            } catch {
-                throw .cose(structure: "EReaderKey", error)
+        do {
+            if canMac && (deviceAuth == .mac || !key.curve.supportsSigning) {
+                let readerKey: PublicKey
+                do {
+                    readerKey = try eReaderKey!.publicKey()
+                } catch {
+                    throw DeviceAuthFailure.protocol(.cose(structure: "EReaderKey", error))
+                }
+                return try DeviceKeyAuthentication.mac(
+                    transcript: transcript, docType: docType, key: key, readerKey: readerKey)
             }
-            let eMacKey = try DeviceAuthentication.eMacKey(privateKey: key, peerKey: readerKey, transcript: transcript)
-            return DeviceAuthentication.mac(transcript: transcript, docType: docType, eMacKey: eMacKey)
+            guard key.curve.supportsSigning, let algorithm = SignatureAlgorithm.forSigning(with: key.curve) else {
+                throw DeviceAuthFailure.protocol(
+                    .invalid(
+                        structure: "device key",
+                        reason: "a \(key.curve.rawValue) key cannot sign and the reader key is on another curve"))
+            }
+            return try DeviceKeyAuthentication.sign(
+                transcript: transcript, docType: docType, key: key, algorithm: algorithm)
+        } catch let error as DeviceAuthFailure {
+            throw error
+        } catch let error as SecureAreaError {
+            throw .key(error)
+        } catch {
+            throw .protocol(.invalid(structure: "device authentication", reason: "\(error)"))
         }
-        guard key.curve.supportsSigning, let algorithm = SignatureAlgorithm.forSigning(with: key.curve) else {
-            throw .invalid(
-                structure: "device key",
-                reason: "a \(key.curve.rawValue) key cannot sign and the reader key is on another curve")
+    }
+
+    /// The answer when a device key cannot be used: DeviceResponse status 10 (general error, no
+    /// data), every document recorded as not returned with the reason.
+    private func unusableKeyResponse(_ request: PendingRequest, failure: DeviceKeyFailure) -> (
+        DeviceResponse, [PresentationRecord]
+    ) {
+        let records = request.docs.map {
+            PresentationRecord(
+                requester: $0.requester, docType: $0.docRequest.itemsRequest.docType, elementsSent: [],
+                outcome: .notReturned(reason: failure.description))
         }
-        return try DeviceAuthentication.sign(
-            transcript: transcript, docType: docType, deviceKey: key, algorithm: algorithm)
+        return (DeviceResponse(documents: [], status: .generalError), records)
+    }
+}
+
+/// Why a document's device authentication failed.
+enum DeviceAuthFailure: Error {
+    /// The key cannot be used: the session ends.
+    case key(SecureAreaError)
+    /// This document cannot be authenticated (curves do not fit): it is left out.
+    case `protocol`(ISO18013Error)
+}
+
+/// A device key that could not be used, for the log line and the history: names the
+/// credential and the area, never key material.
+public struct DeviceKeyFailure: Sendable, Equatable, CustomStringConvertible {
+    public var credentialID: String
+    public var docType: String
+    public var location: String
+    public var error: SecureAreaError
+
+    public var description: String {
+        "the device key of credential \(credentialID) (\(docType)), \(location), cannot be used: \(error)"
     }
 }
 

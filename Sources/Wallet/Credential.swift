@@ -3,6 +3,7 @@ import Consent
 import Foundation
 import ISO18013
 import MdocCrypto
+import SecureArea
 
 /// What `list` shows of a stored credential: metadata and element identifiers, never values.
 public struct CredentialSummary: Sendable, Hashable, Codable {
@@ -85,7 +86,7 @@ public struct CredentialDetail: Sendable, Hashable, Codable {
 }
 
 /// A credential as the presentation engines use it: the issuer-signed data exactly as
-/// issued, and the device private key.
+/// issued, and a handle on its device key in its secure area.
 ///
 /// `description` names the credential only; the key never appears in it.
 public struct StoredCredential: Sendable, CustomStringConvertible {
@@ -96,12 +97,12 @@ public struct StoredCredential: Sendable, CustomStringConvertible {
     public let issuerSigned: IssuerSigned
     /// The IssuerSigned CBOR as stored at import.
     public let issuerSignedBytes: [UInt8]
-    public let deviceKey: PrivateKey
+    public let deviceKey: any DeviceKey
     public let validFrom: Date
     public let validUntil: Date
 
     public init(
-        id: String, docType: String, issuerSigned: IssuerSigned, issuerSignedBytes: [UInt8], deviceKey: PrivateKey,
+        id: String, docType: String, issuerSigned: IssuerSigned, issuerSignedBytes: [UInt8], deviceKey: any DeviceKey,
         validFrom: Date, validUntil: Date
     ) {
         self.id = id

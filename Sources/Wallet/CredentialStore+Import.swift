@@ -3,10 +3,13 @@ import Foundation
 import ISO18013
 import MdocCrypto
 import SQLite
+import SecureArea
 
 extension CredentialStore {
     /// Imports every document of a file an issuer handed out, with the device private key
-    /// the credentials were issued to. Returns the new credential IDs, one per document, in
+    /// the credentials were issued to; the key goes into the default secure area
+    /// (``SecureAreaRegistry/defaultArea``; the software area wraps it, a TPM cannot take it in)
+    /// unless the store already holds it. Returns the new credential IDs, one per document, in
     /// file order.
     ///
     /// Each document is checked, in this order, before anything is stored:
@@ -27,7 +30,7 @@ extension CredentialStore {
     ///   DeviceResponse-shaped `{"version", "documents", "status"}` container (documents
     ///   without deviceSigned are fine).
     /// - Parameter deviceKeyPEM: unencrypted PEM private key; required (nil throws
-    ///   ``WalletError/deviceKeyMissing``). It is stored re-encoded as PKCS#8.
+    ///   ``WalletError/deviceKeyMissing``). It is never stored in plaintext.
     @discardableResult
     public func `import`(
         fileBytes: [UInt8], deviceKeyPEM: String?, trustAnchors: [Certificate], verifyIssuer: Bool = true,
@@ -36,25 +39,75 @@ extension CredentialStore {
         let file = try CredentialFile(bytes: fileBytes)
         guard let deviceKeyPEM else { throw .deviceKeyMissing }
         let deviceKey: PrivateKey
-        let storedKeyPEM: String
         do {
             deviceKey = try PrivateKey(pem: deviceKeyPEM)
-            storedKeyPEM = try deviceKey.pkcs8PEM()
         } catch {
             throw .deviceKeyUnreadable(reason: error.description)
         }
+        let checked = try Self.checkAll(
+            file, publicKey: deviceKey.publicKey, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time
+        ) { n, docType in .deviceKeyMismatch(document: n, docType: docType) }
+        let existing = try keys().first { $0.key.publicKeyDER == deviceKey.publicKey.subjectPublicKeyInfoDER }
+        let key: StoredKey
+        if let existing {
+            key = existing.key
+        } else {
+            do {
+                key = try secureAreas.defaultSecureArea().importKey(deviceKey, passphrase: secureAreas.passphrase)
+            } catch {
+                throw .secureArea(error)
+            }
+        }
+        return try store(checked, key: key, isNew: existing == nil)
+    }
+
+    /// Imports every document of a file issued to the public key of the stored key `keyID`
+    /// (made with ``createKey(_:in:)``, for instance in a TPM). The same checks as
+    /// ``import(fileBytes:deviceKeyPEM:trustAnchors:verifyIssuer:at:)``; step 5 compares the
+    /// MSO's deviceKey with that key's public key.
+    @discardableResult
+    public func `import`(
+        fileBytes: [UInt8], keyID: String, trustAnchors: [Certificate], verifyIssuer: Bool = true,
+        at time: Date = Date()
+    ) throws(WalletError) -> [String] {
+        let file = try CredentialFile(bytes: fileBytes)
+        let key = try storedKey(id: keyID)
+        let publicKey: PublicKey
+        do {
+            publicKey = try key.publicKey()
+        } catch {
+            throw .secureArea(error)
+        }
+        let checked = try Self.checkAll(
+            file, publicKey: publicKey, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time
+        ) { n, docType in .keyDoesNotMatch(keyID: keyID, document: n, docType: docType) }
+        return try store(checked, key: key, isNew: false)
+    }
+
+    private static func checkAll(
+        _ file: CredentialFile, publicKey: PublicKey, trustAnchors: [Certificate], verifyIssuer: Bool, at time: Date,
+        mismatch: (Int, String) -> WalletError
+    ) throws(WalletError) -> [Checked] {
         var checked: [Checked] = []
         for entry in file.entries {
             let document = try Self.check(
-                entry, deviceKey: deviceKey, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time)
+                entry, publicKey: publicKey, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time,
+                mismatch: mismatch)
             if let first = checked.first(where: { $0.issuerSignedBytes == document.issuerSignedBytes }) {
                 throw .duplicateDocument(document: entry.index, sameAs: first.index)
             }
             checked.append(document)
         }
+        return checked
+    }
+
+    /// Stores the checked documents bound to `key` (and the key row, when `isNew`), in one
+    /// transaction.
+    private func store(_ checked: [Checked], key: StoredKey, isNew: Bool) throws(WalletError) -> [String] {
         let importedAt = Date()
         return try withDatabase { (db) throws(WalletError) in
             try transaction(db) {
+                if isNew { try KeyRows.insert(key, into: db) }
                 var ids: [String] = []
                 for document in checked {
                     let existing = try db.query(
@@ -65,13 +118,13 @@ extension CredentialStore {
                     let id = try Self.newID(db, avoiding: ids)
                     try db.run(
                         """
-                        INSERT INTO credentials (id, doc_type, issuer_signed, device_key_pem, issuer_subject,
+                        INSERT INTO credentials (id, doc_type, issuer_signed, key_id, issuer_subject,
                             valid_from, valid_until, imported_at, elements)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                         [
                             .text(id), .text(document.docType), .blob(document.issuerSignedBytes),
-                            .text(storedKeyPEM), .text(document.issuerSubject),
+                            .text(key.id), .text(document.issuerSubject),
                             .real(document.validFrom.timeIntervalSince1970),
                             .real(document.validUntil.timeIntervalSince1970),
                             .real(importedAt.timeIntervalSince1970), .text(JSONList.encode(document.elements)),
@@ -95,8 +148,8 @@ extension CredentialStore {
     }
 
     static func check(
-        _ entry: CredentialFile.Entry, deviceKey: PrivateKey, trustAnchors: [Certificate], verifyIssuer: Bool,
-        at time: Date
+        _ entry: CredentialFile.Entry, publicKey: PublicKey, trustAnchors: [Certificate], verifyIssuer: Bool,
+        at time: Date, mismatch: (Int, String) -> WalletError
     ) throws(WalletError) -> Checked {
         let n = entry.index
         // 1. Well-formed.
@@ -138,7 +191,7 @@ extension CredentialStore {
             }
         }
         // 5. The device key.
-        guard deviceKey.publicKey == msoKey else { throw .deviceKeyMismatch(document: n, docType: mso.docType) }
+        guard publicKey == msoKey else { throw mismatch(n, mso.docType) }
         return Checked(
             index: n, docType: mso.docType, issuerSignedBytes: entry.issuerSignedBytes,
             issuerSubject: documentSignerSubject(issuerSigned), validFrom: validity.validFrom,

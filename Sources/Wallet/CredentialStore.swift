@@ -4,6 +4,7 @@ import Foundation
 import ISO18013
 import MdocCrypto
 import SQLite
+import SecureArea
 
 #if canImport(Glibc)
     import Glibc
@@ -20,8 +21,10 @@ import SQLite
 /// five seconds for another writer. An import is one transaction: it stores every document of
 /// the file or none.
 ///
-/// The file holds device private keys (unencrypted PKCS#8 PEM), so it is created 0600 in a
-/// directory created 0700; SQLite gives its -wal and -shm files the same permissions.
+/// Device private keys are not in the file: a key row names its secure area and holds only
+/// what that area needs (a key wrapped under the software area's key-encryption key, a TPM's
+/// TSS2 blob). The file is still created 0600 in a directory created 0700; SQLite gives its
+/// -wal and -shm files the same permissions. Deleted rows are overwritten (secure_delete).
 ///
 /// Thread safety: `Sendable`. The connection (not thread-safe itself) is used only under
 /// `lock`, one call at a time; every other stored property is immutable. Calls block while
@@ -30,17 +33,25 @@ import SQLite
 public final class CredentialStore: @unchecked Sendable {
     /// The database file.
     public let path: String
+    /// The secure areas keys are made in and used through.
+    public let secureAreas: SecureAreaRegistry
     private let lock = NSLock()
     private let database: SQLiteDatabase
 
     /// Opens the store at `path`, creating it (and missing parent directories, 0700) when it
     /// does not exist, and migrating an older schema.
     ///
+    /// A store of an older schema whose device keys are plaintext PEM has them moved into
+    /// `secureAreas.software` (in the migration's transaction), then the file is VACUUMed.
+    ///
     /// - Throws: ``WalletError/schemaTooNew(path:found:supported:)`` for a file written by a
     ///   newer version, ``WalletError/notAWallet(path:reason:)`` for another application's
-    ///   file, ``WalletError/storeLocation(path:reason:)`` when the directory cannot be made.
-    public init(path: String) throws(WalletError) {
+    ///   file, ``WalletError/storeLocation(path:reason:)`` when the directory cannot be made,
+    ///   ``WalletError/secureArea(_:)`` when plaintext keys must move and the software area's
+    ///   key-encryption key is missing.
+    public init(path: String, secureAreas: SecureAreaRegistry = .resolve()) throws(WalletError) {
         self.path = path
+        self.secureAreas = secureAreas
         try Self.createParentDirectories(of: path)
         do {
             database = try SQLiteDatabase(path: path, flags: [.readWrite, .create], fileMode: 0o600)
@@ -50,7 +61,7 @@ public final class CredentialStore: @unchecked Sendable {
             }
             throw .database(path: path, error)
         }
-        try Schema.migrate(database, path: path)
+        try KeyMigration.openAndMigrate(database, path: path, secureAreas: secureAreas)
     }
 
     /// The schema version this code reads and writes (`PRAGMA user_version`).
@@ -189,7 +200,7 @@ extension CredentialStore {
 
     /// The credential with `id`, ready to present.
     public func credential(id: String) throws(WalletError) -> StoredCredential {
-        try loadRow(id: id).stored()
+        try loadRow(id: id).stored(secureAreas)
     }
 
     /// The credentials of `docType` (every credential for nil), most recent import first.
@@ -198,14 +209,14 @@ extension CredentialStore {
             try sql { () throws(SQLiteError) in
                 if let docType {
                     return try db.query(
-                        "SELECT \(Row.columns) FROM credentials WHERE doc_type = ? ORDER BY imported_at DESC, rowid DESC",
+                        "SELECT \(Row.columns) FROM \(Row.from) WHERE c.doc_type = ? ORDER BY c.imported_at DESC, c.rowid DESC",
                         [.text(docType)], Row.init)
                 }
                 return try db.query(
-                    "SELECT \(Row.columns) FROM credentials ORDER BY imported_at DESC, rowid DESC", [], Row.init)
+                    "SELECT \(Row.columns) FROM \(Row.from) ORDER BY c.imported_at DESC, c.rowid DESC", [], Row.init)
             }
         }
-        return try rows.map { (row) throws(WalletError) in try row.stored() }
+        return try rows.map { (row) throws(WalletError) in try row.stored(secureAreas) }
     }
 
     /// Deletes the credential with `id` (its history stays).
@@ -219,35 +230,38 @@ extension CredentialStore {
     private func loadRow(id: String) throws(WalletError) -> Row {
         let rows = try withDatabase { (db) throws(WalletError) in
             try sql { () throws(SQLiteError) in
-                try db.query("SELECT \(Row.columns) FROM credentials WHERE id = ?", [.text(id)], Row.init)
+                try db.query("SELECT \(Row.columns) FROM \(Row.from) WHERE c.id = ?", [.text(id)], Row.init)
             }
         }
         guard let row = rows.first else { throw .unknownCredential(id: id) }
         return row
     }
 
-    /// A row of `credentials`, as read.
+    /// A row of `credentials` with its key, as read.
     struct Row {
         static let columns =
-            "id, doc_type, issuer_signed, device_key_pem, issuer_subject, valid_from, valid_until, imported_at"
+            "c.id, c.doc_type, c.issuer_signed, c.issuer_subject, c.valid_from, c.valid_until, c.imported_at, "
+            + KeyRows.columns.split(separator: ",").map { "k." + $0.trimmingCharacters(in: .whitespaces) }.joined(
+                separator: ", ")
+        static let from = "credentials c LEFT JOIN keys k ON k.id = c.key_id"
         var id: String
         var docType: String
         var issuerSignedBytes: [UInt8]
-        var deviceKeyPEM: String
         var issuerSubject: String?
         var validFrom: Date
         var validUntil: Date
         var importedAt: Date
+        var key: StoredKey?
 
         init(_ s: SQLiteStatement) {
             id = s.text(0) ?? ""
             docType = s.text(1) ?? ""
             issuerSignedBytes = s.blob(2) ?? []
-            deviceKeyPEM = s.text(3) ?? ""
-            issuerSubject = s.text(4)
-            validFrom = Date(timeIntervalSince1970: s.double(5))
-            validUntil = Date(timeIntervalSince1970: s.double(6))
-            importedAt = Date(timeIntervalSince1970: s.double(7))
+            issuerSubject = s.text(3)
+            validFrom = Date(timeIntervalSince1970: s.double(4))
+            validUntil = Date(timeIntervalSince1970: s.double(5))
+            importedAt = Date(timeIntervalSince1970: s.double(6))
+            key = KeyRows.read(s, at: 7)
         }
 
         func issuerSigned() throws(WalletError) -> IssuerSigned {
@@ -258,16 +272,21 @@ extension CredentialStore {
             }
         }
 
-        func stored() throws(WalletError) -> StoredCredential {
-            let key: PrivateKey
+        /// The credential with a handle on its key in its area (nothing is unwrapped or loaded
+        /// here: that happens when the key is used).
+        func stored(_ areas: SecureAreaRegistry) throws(WalletError) -> StoredCredential {
+            guard let key else {
+                throw .corruptCredential(id: id, reason: "its device key row is missing or names an unknown area")
+            }
+            let deviceKey: SecureAreaKey
             do {
-                key = try PrivateKey(pem: deviceKeyPEM)
+                deviceKey = try areas.deviceKey(key)
             } catch {
-                throw .corruptCredential(id: id, reason: "the device key cannot be read (\(error))")
+                throw .secureArea(error)
             }
             return StoredCredential(
                 id: id, docType: docType, issuerSigned: try issuerSigned(), issuerSignedBytes: issuerSignedBytes,
-                deviceKey: key, validFrom: validFrom, validUntil: validUntil)
+                deviceKey: deviceKey, validFrom: validFrom, validUntil: validUntil)
         }
     }
 }

@@ -39,6 +39,21 @@ enum Schema {
         CREATE INDEX credentials_by_doc_type ON credentials (doc_type);
         CREATE INDEX history_by_time ON history (time);
         """,
+        // 3: device keys in secure areas. The plaintext device_key_pem column is moved into
+        // keys by KeyMigration (wrapped in the software area) and dropped, in this transaction.
+        """
+        CREATE TABLE keys (
+            id TEXT PRIMARY KEY NOT NULL,       -- 16 random hex digits
+            secure_area TEXT NOT NULL,          -- software | tpm2 | pkcs11
+            curve TEXT NOT NULL,                -- "P-256", ...
+            public_key BLOB NOT NULL,           -- SubjectPublicKeyInfo DER
+            key_blob BLOB NOT NULL,             -- what the area needs: wrapped key, TSS2 PEM, PKCS#11 URI
+            requires_passphrase INTEGER NOT NULL,
+            created_at REAL NOT NULL
+        ) STRICT;
+        ALTER TABLE credentials ADD COLUMN key_id TEXT REFERENCES keys (id);
+        CREATE INDEX credentials_by_key ON credentials (key_id);
+        """,
     ]
 
     /// The version this code writes.
@@ -46,7 +61,13 @@ enum Schema {
 
     /// Brings `db` to ``currentVersion``, in one transaction. Refuses a newer version and a
     /// database of another application.
-    static func migrate(_ db: SQLiteDatabase, path: String) throws(WalletError) {
+    ///
+    /// `afterMigration` runs after each migration's SQL, in the same transaction, with the
+    /// version just reached (KeyMigration moves plaintext keys at 3).
+    @discardableResult
+    static func migrate(
+        _ db: SQLiteDatabase, path: String, afterMigration: (SQLiteDatabase, Int) throws -> Void = { _, _ in }
+    ) throws(WalletError) -> Int {
         func check(_ version: Int) throws(WalletError) {
             if version > currentVersion {
                 throw .schemaTooNew(path: path, found: version, supported: currentVersion)
@@ -64,7 +85,7 @@ enum Schema {
         try check(initial)
         guard initial < currentVersion else {
             try checkApplication(db, path: path)
-            return
+            return initial
         }
         do {
             try db.transaction(.immediate) {
@@ -72,7 +93,10 @@ enum Schema {
                 let version = try db.userVersion()
                 try check(version)
                 if version == 0 { try checkEmpty(db, path: path) }
-                for migration in migrations[version..<currentVersion] { try db.execute(migration) }
+                for (index, migration) in migrations[version..<currentVersion].enumerated() {
+                    try db.execute(migration)
+                    try afterMigration(db, version + index + 1)
+                }
                 try db.setUserVersion(currentVersion)
             }
         } catch let error as WalletError {
@@ -83,6 +107,7 @@ enum Schema {
             throw .storeLocation(path: path, reason: "\(error)")
         }
         try checkApplication(db, path: path)
+        return initial
     }
 
     /// A version-0 file must hold no tables: anything else is another application's data.

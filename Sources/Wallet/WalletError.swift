@@ -1,6 +1,7 @@
 import CBOR
 import Foundation
 import SQLite
+import SecureArea
 
 /// Why a credential store operation failed. Each message says what went wrong and what to
 /// do. Messages name doc types, element identifiers, credential IDs and paths; never element
@@ -54,6 +55,17 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case storeLocation(path: String, reason: String)
     /// An SQLite call failed.
     case database(path: String, SQLiteError)
+
+    // MARK: Device keys (secure areas)
+
+    /// A secure area failed: the text says which key, which area and what to do.
+    case secureArea(SecureAreaError)
+    /// No key has this ID.
+    case unknownKey(id: String)
+    /// The key is used by credentials (delete them with it, or first).
+    case keyInUse(id: String, credentials: [String])
+    /// The key given for an import is not the one the MSO binds the credential to.
+    case keyDoesNotMatch(keyID: String, document: Int, docType: String)
 
     public var description: String {
         switch self {
@@ -112,6 +124,16 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
                     "the credential store \(path) is busy (another mdoc-holder is writing to it): \(error). Try again."
             }
             return "credential store \(path): \(error)."
+        case .secureArea(let error):
+            return "\(error)."
+        case .unknownKey(let id):
+            return "no key with ID \(id); list the stored ones with `mdoc-holder keys list`."
+        case .keyInUse(let id, let credentials):
+            return "key \(id) is used by credential(s) \(credentials.joined(separator: ", ")): delete them first, "
+                + "or delete the key with them (--with-credentials)."
+        case .keyDoesNotMatch(let keyID, let document, let docType):
+            return "document \(document) (\(docType)) was issued to another device key than key \(keyID): its MSO's "
+                + "deviceKey is not that key's public key. Give the key the credential was issued to (--key ID)."
         }
     }
 

@@ -5,6 +5,7 @@ import ISO18013
 import MdocCrypto
 import Presentation
 import QRCode
+import SecureArea
 import Wallet
 
 /// The whole presentation path on one machine, in one process, with the committed test
@@ -42,7 +43,7 @@ struct Demo {
         // 1. The holder's store, with the test mDL.
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("mdoc-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try CredentialStore(path: dir.appendingPathComponent("wallet.sqlite").path)
+        let store = try CredentialStore(path: dir.appendingPathComponent("wallet.sqlite").path, secureAreas: .inMemory)
         let ids = try store.import(
             fileBytes: [UInt8](Data(contentsOf: fixtures.appendingPathComponent("mdl.cbor"))),
             deviceKeyPEM: file(fixtures, "mdl-device-key.pem"), trustAnchors: iaca)

@@ -28,8 +28,17 @@ struct CredentialsCommand: ParsableCommand {
 
         @Option(
             name: .customLong("device-key"),
-            help: ArgumentHelp("PEM private key the credential was issued to (required).", valueName: "pem"))
+            help: ArgumentHelp(
+                "PEM private key the credential was issued to; it goes into --secure-area (software: wrapped).",
+                valueName: "pem"))
         var deviceKey: String?
+
+        @Option(
+            name: .customLong("key"),
+            help: ArgumentHelp(
+                "ID of a stored key (keys create) the credential was issued to, instead of --device-key.",
+                valueName: "id"))
+        var keyID: String?
 
         @Option(
             name: .customLong("trust-anchor"),
@@ -48,14 +57,23 @@ struct CredentialsCommand: ParsableCommand {
 
         func run() throws {
             let bytes = try WalletCLI.readFile(file, what: "credential file")
-            guard let deviceKey else { throw WalletError.deviceKeyMissing }
-            let keyPEM = String(decoding: try WalletCLI.readFile(deviceKey, what: "device key"), as: UTF8.self)
+            guard (deviceKey == nil) != (keyID == nil) else {
+                if deviceKey != nil { throw ValidationError("give --device-key or --key, not both") }
+                throw WalletError.deviceKeyMissing
+            }
             let anchors = try trustAnchors.flatMap { try WalletCLI.readCertificates($0) }
             if noVerifyIssuer {
                 WalletCLI.warn("warning: importing without verifying the issuer (--no-verify-issuer)")
             }
-            let ids = try store.open().import(
-                fileBytes: bytes, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
+            let ids: [String]
+            if let keyID {
+                ids = try store.open().import(
+                    fileBytes: bytes, keyID: keyID, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
+            } else {
+                let keyPEM = String(decoding: try WalletCLI.readFile(deviceKey!, what: "device key"), as: UTF8.self)
+                ids = try store.open().import(
+                    fileBytes: bytes, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
+            }
             for id in ids { Output.line(id) }
         }
     }

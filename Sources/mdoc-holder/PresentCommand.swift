@@ -67,6 +67,13 @@ struct PresentCommand: AsyncParsableCommand {
     @Option(help: "What to do with an unauthenticated or untrusted reader: refuse, ask (with a warning) or allow.")
     var untrustedReaders: String = "ask"
 
+    @Option(
+        name: .customLong("device-auth"),
+        help:
+            "How documents are authenticated: signature (deviceSignature) or mac (deviceMac, ECDH with the reader's key)."
+    )
+    var deviceAuth: String = "signature"
+
     @Flag(help: "Serve exactly one reader, then exit.")
     var once = false
 
@@ -94,6 +101,8 @@ struct PresentCommand: AsyncParsableCommand {
             anchors += certs
         }
         let wallet = try store.open()
+        // A store without its key-encryption key (or TPM) refuses here, saying which and how.
+        try wallet.checkKeysUsable()
         let outputs = qr.isEmpty ? [EngagementCommand.QROutput.terminal] : qr
         let uriOnStdout = outputs.contains { if case .uri = $0 { return true } else { return false } }
 
@@ -101,7 +110,11 @@ struct PresentCommand: AsyncParsableCommand {
         let server = mode.offers(.peripheralServer) ? BlueZMdocGattServer(client: client, adapter: adapter) : nil
         let centralClient =
             mode.offers(.centralClient) ? BlueZMdocGattClient(client: client, adapter: adapter) : nil
-        let configuration = HolderConfiguration(readerTrustAnchors: anchors, untrustedReaders: policy)
+        guard let deviceAuthMode = DeviceAuthMode(rawValue: deviceAuth) else {
+            throw ValidationError("--device-auth must be signature or mac, not \(deviceAuth)")
+        }
+        let configuration = HolderConfiguration(
+            readerTrustAnchors: anchors, untrustedReaders: policy, deviceAuth: deviceAuthMode)
         let l2capListener = openL2CAP()
         while true {
             let credentials = try wallet.presentableCredentials()
@@ -126,6 +139,8 @@ struct PresentCommand: AsyncParsableCommand {
             try wallet.record(result.records, channel: .ble)
             WalletCLI.warn(Self.summary(result))
             if once {
+                // A device key that could not be used answered status 10: not a presentation.
+                if case .deviceKeyUnusable? = result.holderEnd { throw ExitCode(1) }
                 if !result.isSuccess { throw ExitCode(1) }
                 return
             }

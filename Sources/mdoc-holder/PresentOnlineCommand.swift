@@ -106,6 +106,7 @@ struct PresentOnlineCommand: AsyncParsableCommand {
                 "no credential store at \(store.resolvedPath): import a credential first (mdoc-holder credentials import)"
             )
         }
+        try wallet.checkKeysUsable()
         return (prompt, trust, tls, wallet)
     }
 

@@ -148,13 +148,15 @@ struct ServeCommand: AsyncParsableCommand {
         let verifierAnchors = try verifierTrust.flatMap { try WalletCLI.readCertificates($0) }
         let preRegistered = try verifiersFile.map { try PreRegisteredVerifierFile.load(path: $0) } ?? []
         let tls = try tlsCAs.flatMap { try WalletCLI.readCertificates($0) }
-        return ServiceConfiguration(
+        var configuration = ServiceConfiguration(
             storePath: store.resolvedPath, consent: consentMode,
             holder: HolderConfiguration(readerTrustAnchors: readerAnchors, untrustedReaders: untrusted),
             defaultAdapter: adapter, defaultMode: defaultMode, online: online,
             verifierTrust: VerifierTrustConfiguration(trustAnchors: verifierAnchors, preRegistered: preRegistered),
             tlsCAs: tls,
             kiosk: kioskConfiguration)
+        configuration.secureAreas = try store.secureAreas.registry()
+        return configuration
     }
 
     /// True on SIGTERM or SIGINT, false when the service lost its bus first.

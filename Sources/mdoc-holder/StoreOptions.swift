@@ -14,12 +14,14 @@ struct StoreOptions: ParsableArguments {
             valueName: "path"))
     var path: String?
 
+    @OptionGroup var secureAreas: SecureAreaOptions
+
     /// The store file: `--store` or the default path.
     var resolvedPath: String { path ?? CredentialStore.defaultPath() }
 
     /// The store (created when missing).
     func open() throws -> CredentialStore {
-        try CredentialStore(path: resolvedPath)
+        try CredentialStore(path: resolvedPath, secureAreas: secureAreas.registry())
     }
 
     /// The store, or nil when its file does not exist (so reading commands create nothing).

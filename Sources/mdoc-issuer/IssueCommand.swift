@@ -13,7 +13,8 @@ struct IssueCommand: ParsableCommand {
         discussion: """
             The claims file is either the mDL form (an object of org.iso.18013.5.1 elements; all \
             mandatory mDL elements required) or the generic form {"docType": ..., "nameSpaces": \
-            {namespace: {element: value}}}. The device key is given (--device-key) or made fresh \
+            {namespace: {element: value}}}. The device key is given (--device-key, or --device-public-key for a \
+            key held in a secure area) or made fresh \
             (--new-device-key, written with mode 0600). Only element identifiers are printed, never values.
             """)
 
@@ -34,6 +35,13 @@ struct IssueCommand: ParsableCommand {
     @Option(help: "PEM file with the holder's device key (public key, or a private key whose public part is used).")
     var deviceKey: String?
 
+    @Option(
+        help: """
+            PEM public key of the holder's device key (from `mdoc-holder keys create --public-key-out`): issue \
+            to a key held in a secure area (a TPM) without its private key.
+            """)
+    var devicePublicKey: String?
+
     @Option(help: "Make a fresh P-256 device key and write its private key (PKCS#8 PEM, mode 0600) to this path.")
     var newDeviceKey: String?
 
@@ -48,8 +56,9 @@ struct IssueCommand: ParsableCommand {
     var format: Format = .issuerSigned
 
     func validate() throws {
-        guard (deviceKey == nil) != (newDeviceKey == nil) else {
-            throw ValidationError("give exactly one of --device-key PEM and --new-device-key PATH")
+        guard [deviceKey, devicePublicKey, newDeviceKey].compactMap({ $0 }).count == 1 else {
+            throw ValidationError(
+                "give exactly one of --device-key PEM, --device-public-key PEM and --new-device-key PATH")
         }
         guard validDays > 0 else { throw ValidationError("--valid-days must be positive") }
     }
@@ -66,6 +75,16 @@ struct IssueCommand: ParsableCommand {
         var newKey: PrivateKey?
         if let path = self.deviceKey {
             deviceKey = try Self.readDeviceKey(URL(fileURLWithPath: path))
+        } else if let path = devicePublicKey {
+            let text = try IssuerFiles.readText(URL(fileURLWithPath: path))
+            guard !text.contains("PRIVATE KEY-----") else {
+                throw IssuerError.file(path: path, reason: "--device-public-key takes a public key, not a private key")
+            }
+            do {
+                deviceKey = try PublicKey(pem: text)
+            } catch {
+                throw IssuerError.file(path: path, reason: "\(error)")
+            }
         } else {
             let key = try PrivateKey.generate(.p256)
             newKey = key

@@ -2,6 +2,7 @@ import Consent
 import DBus
 import Foundation
 import MdocCrypto
+import SecureArea
 import TestSupport
 import Testing
 import Wallet
@@ -19,7 +20,7 @@ struct ServiceBusTests {
     /// A store holding the test mDL (Fixtures/), or an empty one.
     static func makeStore(in directory: URL, withCredential: Bool) throws -> String {
         let path = directory.appendingPathComponent("wallet-\(UUID().uuidString.prefix(8)).sqlite").path
-        let store = try CredentialStore(path: path)
+        let store = try CredentialStore(path: path, secureAreas: .inMemory)
         if withCredential {
             let iaca = try Certificate.parsePEM(
                 String(contentsOf: fixtures.appendingPathComponent("pki/iaca.pem"), encoding: .utf8))

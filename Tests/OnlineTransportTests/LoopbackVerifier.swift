@@ -4,6 +4,7 @@ import JOSE
 import MdocCrypto
 import OnlineTransport
 import OpenID4VP
+import SecureArea
 import Testing
 import Wallet
 
@@ -143,7 +144,8 @@ struct TestStore {
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("oid4vp-store-\(UUID().uuidString)")
-        store = try CredentialStore(path: directory.appendingPathComponent("wallet.sqlite").path)
+        store = try CredentialStore(
+            path: directory.appendingPathComponent("wallet.sqlite").path, secureAreas: .inMemory)
         let fixtures = LoopbackVerifier.repository.appendingPathComponent("Fixtures")
         let mdl = try [UInt8](Data(contentsOf: fixtures.appendingPathComponent("mdl.cbor")))
         let key = try String(contentsOf: fixtures.appendingPathComponent("mdl-device-key.pem"), encoding: .utf8)

@@ -4,6 +4,7 @@ import ISO18013
 import MdocCrypto
 import MdocIssuer
 import Presentation
+import SecureArea
 
 /// Credentials issued for the test by the test issuer, with a fresh PKI.
 struct IssuedCredentials {
@@ -17,9 +18,10 @@ struct IssuedCredentials {
     init() throws { pki = try TestPKI.generate() }
 
     func issue(
-        docType: String = mDL, nameSpace: String = ns, elements: [(String, CBOR)]? = nil, deviceKey: PrivateKey? = nil
+        docType: String = mDL, nameSpace: String = ns, elements: [(String, CBOR)]? = nil,
+        deviceKey: (any DeviceKey)? = nil
     ) throws -> PresentableCredential {
-        let key = try deviceKey ?? PrivateKey.generate(.p256)
+        let key: any DeviceKey = try deviceKey ?? PrivateKey.generate(.p256)
         let items =
             elements ?? [
                 ("family_name", "Mustermann"), ("given_name", "Erika"), ("birth_date", .fullDate("1971-09-01")),

@@ -3,6 +3,7 @@ import Foundation
 import ISO18013
 import MdocCrypto
 import Presentation
+import SecureArea
 import TestSupport
 import Testing
 import Wallet
@@ -39,7 +40,7 @@ struct PeerIssuerInteropTests {
         let dir = try Self.issueWithPymdoccbor()
         defer { try? FileManager.default.removeItem(at: dir) }
         let iaca = try Certificate.parsePEM(String(contentsOf: dir.appendingPathComponent("iaca.pem"), encoding: .utf8))
-        let store = try CredentialStore(path: dir.appendingPathComponent("wallet.sqlite").path)
+        let store = try CredentialStore(path: dir.appendingPathComponent("wallet.sqlite").path, secureAreas: .inMemory)
         let ids = try store.import(
             fileBytes: [UInt8](Data(contentsOf: dir.appendingPathComponent("mdoc.cbor"))),
             deviceKeyPEM: String(contentsOf: dir.appendingPathComponent("device-key.pem"), encoding: .utf8),
@@ -74,7 +75,7 @@ struct PeerIssuerInteropTests {
         let at = try #require((0...(bytes.count - name.count)).first { Array(bytes[$0..<($0 + name.count)]) == name })
         bytes[at] = UInt8(ascii: "N")
         let iaca = try Certificate.parsePEM(String(contentsOf: dir.appendingPathComponent("iaca.pem"), encoding: .utf8))
-        let store = try CredentialStore(path: dir.appendingPathComponent("wallet.sqlite").path)
+        let store = try CredentialStore(path: dir.appendingPathComponent("wallet.sqlite").path, secureAreas: .inMemory)
         #expect(throws: WalletError.self) {
             try store.import(
                 fileBytes: bytes,

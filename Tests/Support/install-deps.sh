@@ -3,12 +3,16 @@
 # Usage: Tests/Support/install-deps.sh [build|test]
 set -euo pipefail
 kind=${1:-build}
-packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libpng-dev libsqlite3-dev libdbus-1-dev libbluetooth-dev)
+packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libpng-dev libsqlite3-dev libdbus-1-dev libbluetooth-dev
+  libp11-kit-dev)
 if [ "$kind" = test ]; then
   packages+=(python3 python3-venv dbus-daemon zbar-tools tmux curl)
   # packaging-test.sh and service-test.sh: dbus-send, the D-Bus peers (Debian's python3-dbus and python3-gi for
   # /usr/bin/python3), systemd-analyze, udevadm, setpriv and unshare.
   packages+=(dbus-bin python3-dbus python3-gi systemd udev util-linux)
+  # Secure areas: a software TPM on loopback and OpenSSL's tpm2 provider; a software PKCS#11
+  # token (the p11-kit headers the PKCS#11 wrapper is built against are a build package above).
+  packages+=(swtpm swtpm-tools tpm2-openssl tpm2-tools softhsm2)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -93,6 +93,7 @@ cat >"$expected" <<'EOF'
 644 usr/local/share/mdoc-holder/systemd/kiosk-tty.conf
 644 usr/local/share/mdoc-holder/systemd/kiosk.conf
 644 usr/local/share/mdoc-holder/systemd/online.conf
+644 usr/local/share/mdoc-holder/systemd/tpm.conf
 644 usr/share/dbus-1/system.d/org.mdocholder.conf
 EOF
 # The BlueZ configuration page ships when it exists (written with the BlueZ VM tier).
@@ -195,7 +196,7 @@ for item in 'NoNewPrivileges=' 'ProtectSystem=' 'ProtectHome=' 'PrivateTmp=' 'Pr
     'User=/DynamicUser=' 'ProtectKernelModules=' 'SystemCallFilter=~@mount'; do
     check "security: $item holds" grep -qF "✓ $item " <<<"$out"
 done
-for dropin in online kiosk kiosk-tty; do
+for dropin in online kiosk tpm kiosk-tty; do
     rm -rf "$dropins"
     mkdir -p "$dropins"
     cp "$dest/usr/local/share/mdoc-holder/systemd/$dropin.conf" "$dropins/"

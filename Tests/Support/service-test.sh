@@ -248,5 +248,19 @@ then ok; else ko "the service log holds no claim value" "$tmp/serve.err"; fi
 kill -TERM "$serve_pid"; wait "$serve_pid"; serve_exit=$?; serve_pid=""
 if [ "$serve_exit" = 0 ] && ! owned; then ok; else ko "SIGTERM: exit 0 (exit $serve_exit) and the name released" "$tmp/serve.err"; fi
 
+# 10. Under systemd with the key-encryption key not provisioned (the unit's SetCredential=
+# placeholder in $CREDENTIALS_DIRECTORY): the service starts, says at once which key is missing
+# and how to provide it, and still answers History.
+mkdir -p "$tmp/creds"
+echo unprovisioned >"$tmp/creds/mdoc-holder-kek"
+CREDENTIALS_DIRECTORY="$tmp/creds" "$bin/mdoc-holder" serve --consent agent --store "$tmp/wallet.sqlite" \
+  2>"$tmp/nokek.err" &
+serve_pid=$!
+for _ in $(seq 1 100); do owned && break; sleep 0.1; done
+if owned && grep -qF "device keys cannot be used: the software secure area's key-encryption key $tmp/creds/mdoc-holder-kek is missing" "$tmp/nokek.err" \
+  && grep -q "systemd-creds encrypt" "$tmp/nokek.err" && $client history >/dev/null 2>&1; then ok
+else ko "without its key-encryption key the service starts, names the missing key and answers History" "$tmp/nokek.err"; fi
+kill -TERM "$serve_pid"; wait "$serve_pid"; serve_pid=""
+
 echo "service: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,6 +2,7 @@ import CBOR
 import Foundation
 import ISO18013
 import MdocCrypto
+import SecureArea
 import TestSupport
 import Testing
 import Wallet
@@ -79,5 +80,7 @@ final class TemporaryDirectory {
     func file(_ name: String) -> String { path + "/" + name }
 
     /// A new store in this directory.
-    func store(_ name: String = "wallet.sqlite") throws -> CredentialStore { try CredentialStore(path: file(name)) }
+    func store(_ name: String = "wallet.sqlite") throws -> CredentialStore {
+        try CredentialStore(path: file(name), secureAreas: .inMemory)
+    }
 }

@@ -3,6 +3,7 @@ import Consent
 import Foundation
 import ISO18013
 import MdocCrypto
+import SecureArea
 import Testing
 
 @testable import Wallet
@@ -83,10 +84,13 @@ struct CredentialStoreTests {
         #expect(try store.credentials().count == 1)
     }
 
-    @Test func theDeviceKeyIsStoredAsPKCS8() throws {
-        // A traditional "EC PRIVATE KEY" PEM would do too; what is stored is PKCS#8.
+    @Test func theDeviceKeyIsInTheSoftwareAreaAndSignsForTheMSOKey() throws {
         let stored = try store.credential(id: id)
-        let expected = try AnnexD.deviceKeyPEM()
-        #expect(try stored.deviceKey.pkcs8PEM() == expected)
+        let key = try #require(stored.deviceKey as? SecureAreaKey)
+        #expect(key.stored.area == .software)
+        let mso = try stored.issuerSigned.mobileSecurityObject().mso
+        let message = Array("to be signed".utf8)
+        let signature = try key.signature(over: message, algorithm: .es256)
+        #expect(try mso.deviceKey.publicKey().isValidSignature(signature, for: message, algorithm: .es256))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import SecureArea
 import Testing
 
 @testable import Wallet
@@ -31,7 +32,7 @@ struct StoreFileTests {
     @Test func createsParentDirectories0700AndTheFiles0600() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("a/b/wallet.sqlite")
-        let store = try CredentialStore(path: path)
+        let store = try CredentialStore(path: path, secureAreas: .inMemory)
         try store.import(
             fileBytes: AnnexD.issuerSigned, deviceKeyPEM: try AnnexD.deviceKeyPEM(), trustAnchors: [try AnnexD.iaca()],
             at: AnnexD.inValidity)
@@ -52,7 +53,7 @@ struct StoreFileTests {
         _ = try dir.store()
         let db = try SQLiteDatabase(path: dir.file("wallet.sqlite"))
         #expect(try db.userVersion() == CredentialStore.schemaVersion)
-        #expect(CredentialStore.schemaVersion == 2)
+        #expect(CredentialStore.schemaVersion == 3)
     }
 
     /// The version-1 schema, frozen as release 1 wrote it.
@@ -85,16 +86,16 @@ struct StoreFileTests {
                         '["org.iso.18013.5.1:age_over_21"]', 'sent')
                 """)
         }
-        let store = try CredentialStore(path: path)
+        let store = try CredentialStore(path: path, secureAreas: .inMemory)
         let history = try store.history()
         #expect(history.map(\.requesterName) == ["Old reader"])
         #expect(history.first?.elementsSent == ["org.iso.18013.5.1:age_over_21"])
         let db = try SQLiteDatabase(path: path)
-        #expect(try db.userVersion() == 2)
+        #expect(try db.userVersion() == 3)
         let indexes = try db.query("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE '%_by_%'") {
             $0.text(0) ?? ""
         }
-        #expect(Set(indexes) == ["credentials_by_doc_type", "history_by_time"])
+        #expect(Set(indexes) == ["credentials_by_doc_type", "history_by_time", "credentials_by_key"])
         // And it works as a current store.
         let ids = try store.import(
             fileBytes: AnnexD.issuerSigned, deviceKeyPEM: try AnnexD.deviceKeyPEM(), trustAnchors: [try AnnexD.iaca()],
@@ -107,8 +108,8 @@ struct StoreFileTests {
         let path = dir.file("wallet.sqlite")
         _ = try dir.store()
         try SQLiteDatabase(path: path).setUserVersion(99)
-        #expect(throws: WalletError.schemaTooNew(path: path, found: 99, supported: 2)) {
-            try CredentialStore(path: path)
+        #expect(throws: WalletError.schemaTooNew(path: path, found: 99, supported: CredentialStore.schemaVersion)) {
+            try CredentialStore(path: path, secureAreas: .inMemory)
         }
         #expect("\(WalletError.schemaTooNew(path: path, found: 99, supported: 2))".contains("newer mdoc-holder"))
         // The file is left as it was.
@@ -120,7 +121,7 @@ struct StoreFileTests {
         let other = dir.file("other.sqlite")
         try SQLiteDatabase(path: other).execute("CREATE TABLE notes (text TEXT)")
         #expect {
-            try CredentialStore(path: other)
+            try CredentialStore(path: other, secureAreas: .inMemory)
         } throws: { error in
             if case .notAWallet = error as? WalletError { return true }
             return false
@@ -128,7 +129,7 @@ struct StoreFileTests {
         let text = dir.file("text.sqlite")
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: text))
         #expect {
-            try CredentialStore(path: text)
+            try CredentialStore(path: text, secureAreas: .inMemory)
         } throws: { error in
             if case .notAWallet = error as? WalletError { return true }
             return false
@@ -140,8 +141,8 @@ struct StoreFileTests {
     @Test func twoStoresOnOneFileImportAndListAtOnce() async throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("wallet.sqlite")
-        let writer = try CredentialStore(path: path)
-        let reader = try CredentialStore(path: path)
+        let writer = try CredentialStore(path: path, secureAreas: .inMemory)
+        let reader = try CredentialStore(path: path, secureAreas: .inMemory)
         let keyPEM = try AnnexD.deviceKeyPEM()
         let anchors = [try AnnexD.iaca()]
         let files = [AnnexD.issuerSigned, try AnnexD.partialIssuerSigned()]
@@ -167,7 +168,7 @@ struct StoreFileTests {
     @Test func aWriterWaitsForAnotherWritersLockAndReadersDoNotWait() async throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("wallet.sqlite")
-        let store = try CredentialStore(path: path)
+        let store = try CredentialStore(path: path, secureAreas: .inMemory)
         let keyPEM = try AnnexD.deviceKeyPEM()
         let anchors = [try AnnexD.iaca()]
         // Another process's connection holds the write lock.

@@ -1,0 +1,93 @@
+internal import CPKCS11
+import Foundation
+
+/// A PKCS#11 module (a token's library, e.g. softhsm2's), loaded through p11-kit and
+/// initialised once per process; it stays loaded (modules such as softhsm2 do not support being
+/// initialised again in one process).
+///
+/// Thread safety: `Sendable`. The function list is immutable; PKCS#11 modules initialised with
+/// OS locking may be called from several threads, each on its own session.
+public final class PKCS11Module: @unchecked Sendable {
+    public let path: String
+    let functions: UnsafeMutablePointer<CK_FUNCTION_LIST>
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var loaded: [String: PKCS11Module] = [:]
+
+    private init(path: String, functions: UnsafeMutablePointer<CK_FUNCTION_LIST>) {
+        self.path = path
+        self.functions = functions
+    }
+
+    /// The module at `path`, loaded and initialised on first use.
+    public static func load(path: String) throws(PKCS11Error) -> PKCS11Module {
+        lock.lock()
+        defer { lock.unlock() }
+        if let module = loaded[path] { return module }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw PKCS11Error("load the module \(path) (no such file)", code: 0)
+        }
+        guard let functions = p11_kit_module_load(path, Int32(P11_KIT_MODULE_UNMANAGED)) else {
+            let message = p11_kit_message().map { String(cString: $0) } ?? "unknown reason"
+            throw PKCS11Error("load the module \(path) (\(message))", code: 0)
+        }
+        var arguments = CK_C_INITIALIZE_ARGS()
+        arguments.flags = CK_FLAGS(CKF_OS_LOCKING_OK)
+        let rv = functions.pointee.C_Initialize(&arguments)
+        guard rv == CKR_OK || rv == CKR_CRYPTOKI_ALREADY_INITIALIZED else {
+            p11_kit_module_release(functions)
+            throw PKCS11Error("C_Initialize", code: UInt(rv))
+        }
+        let module = PKCS11Module(path: path, functions: functions)
+        loaded[path] = module
+        return module
+    }
+
+    /// Finalises the module and initialises it again (a token reopened: its state is read back
+    /// from the token). Sessions opened before are gone.
+    public func reinitialize() throws(PKCS11Error) {
+        Self.lock.lock()
+        defer { Self.lock.unlock() }
+        _ = functions.pointee.C_Finalize(nil)
+        var arguments = CK_C_INITIALIZE_ARGS()
+        arguments.flags = CK_FLAGS(CKF_OS_LOCKING_OK)
+        try check("C_Initialize", functions.pointee.C_Initialize(&arguments))
+    }
+
+    /// The slot of the token labelled `label` (a token present in it).
+    public func slot(tokenLabel label: String) throws(PKCS11Error) -> UInt {
+        var count: CK_ULONG = 0
+        try check("C_GetSlotList", functions.pointee.C_GetSlotList(CK_BBOOL(CK_TRUE), nil, &count))
+        var slots = [CK_SLOT_ID](repeating: 0, count: Int(count))
+        try check("C_GetSlotList", functions.pointee.C_GetSlotList(CK_BBOOL(CK_TRUE), &slots, &count))
+        for slot in slots.prefix(Int(count)) {
+            var info = CK_TOKEN_INFO()
+            guard functions.pointee.C_GetTokenInfo(slot, &info) == CKR_OK else { continue }
+            let bytes = withUnsafeBytes(of: info.label) { Array($0) }
+            let name = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            if name == label { return UInt(slot) }
+        }
+        throw PKCS11Error("find the token \"\(label)\" (not present)", code: UInt(CKR_TOKEN_NOT_PRESENT))
+    }
+
+    /// A read-write session on `slot`, logged in as the user with `pin`.
+    public func openSession(slot: UInt, pin: String?) throws(PKCS11Error) -> PKCS11Session {
+        var handle: CK_SESSION_HANDLE = 0
+        try check(
+            "C_OpenSession",
+            functions.pointee.C_OpenSession(
+                CK_SLOT_ID(slot), CK_FLAGS(CKF_SERIAL_SESSION | CKF_RW_SESSION), nil, nil, &handle))
+        let session = PKCS11Session(module: self, handle: handle)
+        if let pin {
+            var bytes = Array(pin.utf8)
+            defer { for i in bytes.indices { bytes[i] = 0 } }
+            let rv = functions.pointee.C_Login(handle, CK_USER_TYPE(CKU_USER), &bytes, CK_ULONG(bytes.count))
+            guard rv == CKR_OK || rv == CKR_USER_ALREADY_LOGGED_IN else { throw PKCS11Error("C_Login", code: UInt(rv)) }
+        }
+        return session
+    }
+
+    func check(_ function: String, _ rv: CK_RV) throws(PKCS11Error) {
+        guard rv == CKR_OK else { throw PKCS11Error(function, code: UInt(rv)) }
+    }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import SecureArea
+
+/// `--secure-area`, `--kek-file`, `--tpm-tcti`, `--key-passphrase-file`: where device keys are
+/// made and how their areas are reached. Shared by every command that opens the store.
+struct SecureAreaOptions: ParsableArguments {
+    @Option(
+        name: .customLong("secure-area"),
+        help: ArgumentHelp(
+            "Where new device keys go: software, tpm2 or pkcs11 (default software).", valueName: "name"))
+    var secureArea: String?
+
+    @Option(
+        name: .customLong("kek-file"),
+        help: ArgumentHelp(
+            "The software area's key-encryption key.",
+            discussion:
+                "Default: $CREDENTIALS_DIRECTORY/mdoc-holder-kek under systemd, else $XDG_CONFIG_HOME/mdoc-holder/kek (created 0600 on first use).",
+            valueName: "file"))
+    var kekFile: String?
+
+    @Option(
+        name: .customLong("kek-passphrase-file"),
+        help: ArgumentHelp(
+            "A file whose first line is the passphrase of a passphrase-protected key-encryption key (a new one is made protected).",
+            valueName: "file"))
+    var kekPassphraseFile: String?
+
+    @Option(
+        name: .customLong("tpm-tcti"),
+        help: ArgumentHelp(
+            "The TPM for --secure-area tpm2 (default: TPM2OPENSSL_TCTI, else device:/dev/tpmrm0).",
+            valueName: "tcti"))
+    var tpmTCTI: String?
+
+    @Option(
+        name: .customLong("key-passphrase-file"),
+        help: ArgumentHelp(
+            "A file whose first line is the passphrase (PIN) of keys made or used with one.", valueName: "file"))
+    var passphraseFile: String?
+
+    @Option(
+        name: .customLong("pkcs11-module"),
+        help: ArgumentHelp("The PKCS#11 module of the token for --secure-area pkcs11.", valueName: "so"))
+    var pkcs11Module: String?
+
+    @Option(
+        name: .customLong("pkcs11-token"),
+        help: ArgumentHelp("The label of the PKCS#11 token new keys are made on.", valueName: "label"))
+    var pkcs11Token: String?
+
+    @Option(
+        name: .customLong("pkcs11-pin-file"),
+        help: ArgumentHelp("A file whose first line is the token's user PIN.", valueName: "file"))
+    var pkcs11PINFile: String?
+
+    /// The registry the options describe.
+    func registry() throws -> SecureAreaRegistry {
+        let name = secureArea ?? ProcessInfo.processInfo.environment["MDOC_HOLDER_SECURE_AREA"] ?? "software"
+        guard let area = SecureAreaName(rawValue: name) else {
+            throw ValidationError("--secure-area must be software, tpm2 or pkcs11, not \(name)")
+        }
+        var passphrase: String?
+        if let passphraseFile {
+            let text = String(decoding: try WalletCLI.readFile(passphraseFile, what: "key passphrase"), as: UTF8.self)
+            passphrase = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        }
+        let kekPassphrase = try kekPassphraseFile.map {
+            String(decoding: try WalletCLI.readFile($0, what: "key-encryption key passphrase"), as: UTF8.self)
+                .split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        }
+        var pkcs11: PKCS11SecureArea?
+        if let pkcs11Module {
+            guard let pkcs11Token else { throw ValidationError("--pkcs11-module needs --pkcs11-token LABEL") }
+            let pin = try pkcs11PINFile.map {
+                String(decoding: try WalletCLI.readFile($0, what: "PKCS#11 PIN"), as: UTF8.self)
+                    .split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            }
+            pkcs11 = PKCS11SecureArea(modulePath: pkcs11Module, tokenLabel: pkcs11Token, pin: pin)
+        }
+        return SecureAreaRegistry.resolve(
+            defaultArea: area, kekFile: kekFile, kekPassphrase: kekPassphrase, tpmTCTI: tpmTCTI, pkcs11: pkcs11,
+            passphrase: passphrase)
+    }
+}
