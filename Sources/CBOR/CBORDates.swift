@@ -29,13 +29,14 @@ extension CBOR {
 public enum RFC3339 {
     /// `YYYY-MM-DDTHH:MM:SSZ`, in UTC, whole seconds.
     public static func string(from date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let time = seconds - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
-        return "\(yearText)-\(two(month))-\(two(day))T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60))Z"
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let year = String(parts.tm_year + 1900)
+        let yearText = String(repeating: "0", count: max(0, 4 - year.count)) + year
+        return "\(yearText)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):"
+            + "\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM)` (RFC 3339 section 5.6; `T`
@@ -83,7 +84,14 @@ public enum RFC3339 {
             return nil
         }
         guard i == b.count else { return nil }
-        let seconds = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        let seconds = Int(timegm(&parts)) - offset
         return Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)
     }
 
@@ -93,28 +101,5 @@ public enum RFC3339 {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil).
-    private static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The date of a day count from 1970-01-01 (H. Hinnant's civil_from_days).
-    private static func civil(fromDays z0: Int) -> (year: Int, month: Int, day: Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
