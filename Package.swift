@@ -45,7 +45,8 @@ let package = Package(
         // Protocol layers (pure Swift).
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
         .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE"]),
-        .target(name: "Consent", dependencies: ["MdocCrypto"]),
+        .target(name: "BoundedFile"),
+        .target(name: "Consent", dependencies: ["MdocCrypto", "BoundedFile"]),
         .target(name: "Presentation", dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent"]),
         .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation"]),
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
@@ -57,7 +58,8 @@ let package = Package(
         // Online presentation: JOSE over MdocCrypto, OpenID4VP 1.0 requests, DCQL, responses.
         .target(name: "JOSE", dependencies: ["MdocCrypto"]),
         .target(
-            name: "OpenID4VP", dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation"]),
+            name: "OpenID4VP",
+            dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation", "BoundedFile"]),
         // The OpenID4VP flow over HTTPS (AsyncHTTPClient): fetch, verify, consent, respond, record.
         .target(
             name: "OnlineTransport",
@@ -82,7 +84,7 @@ let package = Package(
             name: "mdoc-holder",
             dependencies: [
                 "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
-                "BLETransport", "BlueZ", "L2CAP", "HolderService",
+                "BLETransport", "BlueZ", "L2CAP", "HolderService", "BoundedFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -109,6 +111,7 @@ let package = Package(
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
         .testTarget(name: "WalletTests", dependencies: ["Wallet", "Presentation", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "ConsentTests", dependencies: ["Consent", "TestSupport"]),
+        .testTarget(name: "BoundedFileTests", dependencies: ["BoundedFile"]),
         .testTarget(name: "PresentationTests", dependencies: ["Presentation", "Wallet", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "MdocIssuerTests", dependencies: ["MdocIssuer", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BoundedFile
 import CBOR
 import Foundation
 import MdocCrypto
@@ -49,10 +50,17 @@ struct CredentialsCommand: ParsableCommand {
         func run() throws {
             let bytes = try WalletCLI.readFile(file, what: "credential file")
             guard let deviceKey else { throw WalletError.deviceKeyMissing }
-            let keyPEM = String(decoding: try WalletCLI.readFile(deviceKey, what: "device key"), as: UTF8.self)
+            let keyPEM = String(
+                decoding: try WalletCLI.readFile(deviceKey, what: "device key", limit: InputLimit.key), as: UTF8.self)
             let anchors = try trustAnchors.flatMap { try WalletCLI.readCertificates($0) }
             if noVerifyIssuer {
                 WalletCLI.warn("warning: importing without verifying the issuer (--no-verify-issuer)")
+            }
+            if !FileManager.default.fileExists(atPath: store.resolvedPath) {
+                // A new store is created only for an import that succeeds: every check runs
+                // first on a store in memory.
+                try CredentialStore(path: ":memory:").import(
+                    fileBytes: bytes, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
             }
             let ids = try store.open().import(
                 fileBytes: bytes, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
@@ -79,11 +87,13 @@ struct CredentialsCommand: ParsableCommand {
             var rows = [["ID", "DOC TYPE", "STATUS", "VALID UNTIL", "ELEMENTS", "ISSUER"]]
             for c in credentials {
                 rows.append([
-                    c.id, c.docType, status(c.validFrom, c.validUntil, now), RFC3339.string(from: c.validUntil),
+                    c.id, c.docType, c.problem == nil ? status(c.validFrom, c.validUntil, now) : "UNREADABLE",
+                    RFC3339.string(from: c.validUntil),
                     String(c.elements.count), c.issuerSubject ?? "-",
                 ])
             }
             for line in WalletCLI.table(rows) { Output.line(line) }
+            for c in credentials { if let problem = c.problem { WalletCLI.warn("warning: \(problem)") } }
         }
     }
 

@@ -19,8 +19,10 @@ struct PresentCommand: AsyncParsableCommand {
         commandName: "present",
         abstract: "Present credentials to a reader over Bluetooth LE (ISO/IEC 18013-5).",
         discussion: """
-            Serves readers one session at a time until stopped, or exactly one with --once (exit 0 after a \
-            successful presentation, 1 otherwise). The bus is the system bus, or DBUS_SYSTEM_BUS_ADDRESS when set.
+            Serves readers one session at a time until stopped, or exactly one with --once. Exit status with \
+            --once: 0 when a response with at least one element went out, 2 when a response went out but released \
+            nothing (declined, untrusted reader, no matching credential), 1 on failure (no response delivered, \
+            timeout, error). The bus is the system bus, or DBUS_SYSTEM_BUS_ADDRESS when set.
             """)
 
     @Option(help: "The Bluetooth adapter.")
@@ -89,7 +91,7 @@ struct PresentCommand: AsyncParsableCommand {
         }
         var anchors: [Certificate] = []
         for path in readerTrust {
-            let certs = try Certificate.parsePEM(String(contentsOfFile: path, encoding: .utf8))
+            let certs = try WalletCLI.readCertificates(path)
             guard !certs.isEmpty else { throw ValidationError("\(path) holds no PEM certificate") }
             anchors += certs
         }
@@ -103,8 +105,12 @@ struct PresentCommand: AsyncParsableCommand {
             mode.offers(.centralClient) ? BlueZMdocGattClient(client: client, adapter: adapter) : nil
         let configuration = HolderConfiguration(readerTrustAnchors: anchors, untrustedReaders: policy)
         let l2capListener = openL2CAP()
+        var reported: Set<UnreadableRow> = []
         while true {
-            let credentials = try wallet.presentableCredentials()
+            let credentials = try wallet.presentableCredentials { row in
+                // Once per damaged row, not once per session.
+                if reported.insert(row).inserted { WalletCLI.warn("mdoc-holder: not presented: \(row)") }
+            }
             guard !credentials.isEmpty else {
                 throw WalletCLIError(
                     "no valid credential in the store: import one with `mdoc-holder credentials import`")
@@ -126,8 +132,11 @@ struct PresentCommand: AsyncParsableCommand {
             try wallet.record(result.records, channel: .ble)
             WalletCLI.warn(Self.summary(result))
             if once {
-                if !result.isSuccess { throw ExitCode(1) }
-                return
+                switch PresentOutcome(result) {
+                case .released: return
+                case .nothingReleased: throw ExitCode(PresentOutcome.nothingReleased.exitCode)
+                case .failed: throw ExitCode(PresentOutcome.failed.exitCode)
+                }
             }
         }
     }
@@ -187,7 +196,8 @@ struct PresentCommand: AsyncParsableCommand {
             }
         }
         let mode = result.mode.map { " over \($0.rawValue) mode\(result.overL2CAP ? " (L2CAP)" : "")" } ?? ""
-        let end = result.holderEnd.map { "\($0)" } ?? result.transportEnd.map { "\($0)" } ?? "ended"
+        var end = result.holderEnd.map { "\($0)" } ?? result.transportEnd.map { "\($0)" } ?? "ended"
+        if let timeout = result.timedOut { end = "\(timeout)" }
         return "session: \(parts.isEmpty ? "no request" : parts.joined(separator: "; ")) (\(end))\(mode)"
     }
 }
