@@ -27,6 +27,7 @@ test: test-deps
 	Tests/Support/packaging-test.sh .build/debug
 	Tests/Support/service-test.sh .build/debug
 	Tests/Support/kiosk-soak.sh .build/debug
+	Tests/Support/serve-soak.sh .build/debug
 	Tests/Support/ble-vm-test.sh .build/debug
 
 demo: test-deps

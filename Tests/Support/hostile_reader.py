@@ -11,8 +11,8 @@ BEHAVIOUR:
   no-subscribe     write State 0x01 and a request, never subscribe to Server2Client: the
                    holder's answer can never leave
 Prints one JSON line: {"connected": true, "held": SECONDS, "released": bool}; "released" is
-true when the holder's side ended the link (Device1.Connected turned false, or the device's
-GATT service went away) before HOLD.
+true when the link went down before HOLD, as either end's Device1.Connected shows (BlueZoo
+updates only the side that called Disconnect: here the holder's).
 """
 import json
 import os
@@ -70,14 +70,14 @@ def main():
         sys.exit("unknown behaviour " + behaviour)
     start = time.time()
     released = False
-    props = dbus.Interface(bus.get_object(BLUEZ, device), "org.freedesktop.DBus.Properties")
+    own = str(objects(bus)[adapter_path]["org.bluez.Adapter1"]["Address"])
     while time.time() - start < hold:
-        try:
-            connected = bool(props.Get("org.bluez.Device1", "Connected"))
-        except dbus.DBusException:
-            connected = False
-        present = any(p.startswith(device + "/") for p in objects(bus))
-        if not connected or not present:
+        # The link as either end sees it: our Device1 of the holder, or the holder adapter's
+        # Device1 of us (BlueZoo updates only the side that called Disconnect).
+        ends = [interfaces["org.bluez.Device1"] for path, interfaces in objects(bus).items()
+                if "org.bluez.Device1" in interfaces
+                and (path == device or str(interfaces["org.bluez.Device1"].get("Address")) == own)]
+        if len(ends) < 2 or not all(bool(d.get("Connected")) for d in ends):
             released = True
             break
         time.sleep(0.2)
