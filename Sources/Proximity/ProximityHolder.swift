@@ -498,3 +498,15 @@ public struct ProximityHolder: Sendable {
         }
     }
 }
+
+extension ProximitySessionResult {
+    /// How the session ended, in words, the telling cause first: a transport timeout, a BLE
+    /// protocol error (bad chunk header, oversize message, data before start), the engine's
+    /// reason, then the link's. A protocol error is never reported as the link closing.
+    public var endDescription: String {
+        if let timedOut { return timedOut.description }
+        if let transportEnd, case .protocolError = transportEnd { return transportEnd.description }
+        if let holderEnd, holderEnd != .transportClosed { return holderEnd.description }
+        return transportEnd?.description ?? holderEnd?.description ?? "ended"
+    }
+}

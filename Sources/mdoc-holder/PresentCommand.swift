@@ -196,8 +196,7 @@ struct PresentCommand: AsyncParsableCommand {
             }
         }
         let mode = result.mode.map { " over \($0.rawValue) mode\(result.overL2CAP ? " (L2CAP)" : "")" } ?? ""
-        var end = result.holderEnd.map { "\($0)" } ?? result.transportEnd.map { "\($0)" } ?? "ended"
-        if let timeout = result.timedOut { end = "\(timeout)" }
+        let end = result.endDescription
         return "session: \(parts.isEmpty ? "no request" : parts.joined(separator: "; ")) (\(end))\(mode)"
     }
 }

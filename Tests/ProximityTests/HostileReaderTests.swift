@@ -118,3 +118,35 @@ struct HostileReaderTests {
         #expect(result.records.map(\.outcome) == [.sent])
     }
 }
+
+/// BLE protocol errors are reported as what they are, not as the link closing.
+struct ProtocolErrorReportTests {
+    static func session(_ behave: @escaping @Sendable (InMemoryGattServer) async -> Void) async throws
+        -> ProximitySessionResult
+    {
+        let (result, _, _) = try await HostileReaderTests.run(
+            timeouts: ProximityTimeouts(firstRequest: .seconds(5), session: .seconds(30), drain: .seconds(1))
+        ) { server, _ in await behave(server) }
+        return result
+    }
+
+    @Test func aBadChunkHeaderIsReportedAsSuch() async throws {
+        let result = try await Self.session { server in
+            await server.readerSends(.subscribed(.server2Client))
+            await server.readerSends(.written(.state, [0x01]))
+            await server.readerSends(.written(.client2Server, [0x07, 0xA0]))
+        }
+        #expect(result.transportEnd == .protocolError(.unknownChunkHeader(7)))
+        #expect(result.endDescription.contains("header byte 7"))
+        #expect(!result.endDescription.contains("closed"))
+    }
+
+    @Test func dataBeforeStartIsReportedAsSuch() async throws {
+        let result = try await Self.session { server in
+            await server.readerSends(.subscribed(.server2Client))
+            await server.readerSends(.written(.client2Server, [0x00, 0xA0]))
+        }
+        #expect(result.transportEnd == .protocolError(.dataBeforeStart))
+        #expect(result.endDescription.contains("before the session was started"))
+    }
+}
