@@ -55,13 +55,19 @@ enum StoreOpening {
             throw .database(path: path, error)
         }
         do {
-            let applicationID = try database.query("PRAGMA application_id") { $0.int64(0) }.first ?? 0
+            // One read transaction: both values from the same state of a file another process
+            // may be creating right now.
+            let (applicationID, tables) = try database.transaction(.deferred) {
+                (
+                    try database.query("PRAGMA application_id") { $0.int64(0) }.first ?? 0,
+                    try database.query("SELECT count(*) FROM sqlite_schema") { $0.int64(0) }.first ?? 0
+                )
+            }
             if applicationID == Schema.applicationID { return }
             if applicationID != 0 {
                 throw WalletError.notAWallet(
                     path: path, reason: "its application_id is \(applicationID), not mdoc-holder's")
             }
-            let tables = try database.query("SELECT count(*) FROM sqlite_schema") { $0.int64(0) }.first ?? 0
             if tables > 0 {
                 throw WalletError.notAWallet(path: path, reason: "it holds \(tables) tables of another schema")
             }

@@ -115,7 +115,7 @@ fails "an untrusted import into a new store fails" 1 "$bin/mdoc-holder" credenti
   --device-key "$tmp/device.pem" --trust-anchor Fixtures/pki/reader-ca.pem --store "$tmp/new/dir/wallet.sqlite"
 check "and creates neither the store nor its directory" test ! -e "$tmp/new"
 check "a store path that is a directory says so" bash -c \
-  "! '$bin/mdoc-holder' credentials import '$tmp/mdl.cbor' --device-key '$tmp/device.pem' --trust-anchor '$tmp/pki/iaca.pem' --store '$tmp/pki' 2>&1 | grep -q 'it is a directory; give the path of the store file'"
+  "'$bin/mdoc-holder' credentials import '$tmp/mdl.cbor' --device-key '$tmp/device.pem' --trust-anchor '$tmp/pki/iaca.pem' --store '$tmp/pki' 2>&1 | grep -q 'it is a directory; give the path of the store file'"
 
 # Four processes creating the same new store at once, CREATORS_ROUNDS times (default 150:
 # 600 creations, enough to see a 1 % failure rate with 99.8 % probability): every import succeeds.
