@@ -161,7 +161,10 @@ struct PresentCommand: AsyncParsableCommand {
                 Output.line(engagement.uri)
             case .terminal:
                 guard let code = try? QRCode(text: engagement.uri) else { continue }
-                let text = code.terminalString() + engagement.uri
+                // Standard error when standard output carries the URI alone.
+                let colours = TerminalColours.wanted(
+                    fd: uriOnStdout ? 2 : 1, environment: ProcessInfo.processInfo.environment)
+                let text = code.terminalString(colours: colours) + engagement.uri
                 // Standard output carries the URI alone when it was asked for.
                 if uriOnStdout { WalletCLI.warn(text) } else { Output.line(text) }
             case .png(let path):
