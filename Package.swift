@@ -15,6 +15,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // Resolved for async-http-client anyway; named for the types its API uses (ByteBuffer,
         // HTTPHeaders, TLSConfiguration).
@@ -46,7 +47,9 @@ let package = Package(
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
         .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE"]),
         .target(name: "BoundedFile"),
-        .target(name: "Consent", dependencies: ["MdocCrypto", "BoundedFile"]),
+        .target(
+            name: "Consent",
+            dependencies: ["MdocCrypto", "BoundedFile", .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(name: "Presentation", dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent"]),
         .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation"]),
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
