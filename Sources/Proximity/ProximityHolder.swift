@@ -388,7 +388,15 @@ public struct ProximityHolder: Sendable {
                     case .send(let bytes):
                         if let l2cap {
                             do {
-                                try await l2cap.send(bytes)
+                                try await Self.send(bytes, on: l2cap, within: timeouts.drain)
+                            } catch is L2CAPSendStalled {
+                                result.timedOut = result.timedOut ?? .drain
+                                linkDropped = true
+                                if !l2capDone {
+                                    l2capDone = true
+                                    result.transportEnd = .disconnected
+                                    holderOutputs += holder.transportClosed()
+                                }
                             } catch {
                                 if !l2capDone {
                                     l2capDone = true
@@ -480,6 +488,32 @@ public struct ProximityHolder: Sendable {
         continuation.finish()
         if let failure { throw failure }
         return result
+    }
+
+    /// Sends a message on the L2CAP channel; a reader that stops reading blocks the socket,
+    /// so after `limit` the channel is closed (which ends the send) and this throws
+    /// ``L2CAPSendStalled``.
+    private static func send(_ message: [UInt8], on channel: L2CAPMessageChannel, within limit: Duration)
+        async throws
+    {
+        let watchdog = Task {
+            do {
+                try await Task.sleep(for: limit)
+            } catch {
+                return false
+            }
+            await channel.close()
+            return true
+        }
+        do {
+            try await channel.send(message)
+        } catch {
+            watchdog.cancel()
+            if await watchdog.value { throw L2CAPSendStalled() }
+            throw error
+        }
+        watchdog.cancel()
+        if await watchdog.value { throw L2CAPSendStalled() }
     }
 
     private func sendChunk(_ chunk: [UInt8], in mode: ProximityMode?) async throws {

@@ -150,3 +150,37 @@ struct ProtocolErrorReportTests {
         #expect(result.endDescription.contains("before the session was started"))
     }
 }
+
+/// Over L2CAP, a reader that stops reading fills the socket and blocks the holder's send:
+/// the channel is closed after the drain timeout and the session ends.
+struct HostileL2CAPReaderTests {
+    @Test func aReaderThatStopsReadingIsCutAfterTheDrainTimeout() async throws {
+        let setup = try ProximityHolderTests.Setup()
+        let server = InMemoryGattServer()
+        let listener = InMemoryL2CAPListener(psm: 0x0091)
+        var holder = ProximityHolder(
+            server: server, credentials: [setup.credential],
+            configuration: HolderConfiguration(readerTrustAnchors: [setup.pki.readerCA]),
+            consent: ProximityHolderTests.ApproveAll())
+        holder.tickInterval = .milliseconds(20)
+        holder.timeouts = ProximityTimeouts(firstRequest: .seconds(5), session: .seconds(30), drain: .milliseconds(300))
+        holder.l2capListener = { listener }
+        let box = EngagementBox()
+        let clock = ContinuousClock()
+        let started = clock.now
+        async let outcome = holder.runSession(showEngagement: { box.set($0.uri) })
+        await server.waitUntilStarted()
+        var reader = try ReaderSession(
+            engagement: try DeviceEngagement(uri: try #require(box.get())), trustAnchors: [setup.pki.iaca],
+            identity: ReaderIdentity(key: setup.pki.readerKey, chain: [setup.pki.reader]))
+        let channel = listener.connect()
+        // The holder's end stalls on send, as a socket whose peer stopped reading does.
+        channel.keep?.stallSends = true
+        try await channel.send(try L2CAPFraming.frame(reader.establishment(requesting: [ProximityHolderTests.request])))
+        let result = try await outcome
+        #expect(clock.now - started < .seconds(5))
+        #expect(result.timedOut == .drain)
+        #expect(!result.isSuccess)
+        #expect(channel.isClosed)
+    }
+}
