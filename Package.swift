@@ -103,7 +103,9 @@ let package = Package(
         .executableTarget(name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer"]),
         // BLE figures through a real bluetoothd (in the BlueZ VM: `make bench-ble`).
         .executableTarget(name: "BLEBenchmarks", dependencies: ["BlueZ", "DBus", "BLETransport", "ISO18013"]),
-        .executableTarget(name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013"]),
+        // Fuzz targets for every decoder of outside bytes (docs/fuzzing.md).
+        .executableTarget(
+            name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013", "BLETransport", "JOSE", "OpenID4VP", "Consent"]),
 
         // Tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -39,6 +39,7 @@ public enum ConfigFileParser {
     /// The `[[tableName]]` tables of `text`, in order; their entries in the order of the
     /// file.
     public static func parse(_ text: String, tableName: String) throws(ConfigFileSyntaxError) -> [Table] {
+        try checkCharactersOutsideStrings(text)
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)
@@ -90,6 +91,74 @@ public enum ConfigFileParser {
             tables.append(Table(line: start, entries: entries))
         }
         return tables
+    }
+
+    /// TOML allows characters outside ASCII only inside strings and comments. toml++ (under
+    /// TOMLKit) stops the process on an assertion for some of them where a key is expected
+    /// (found by fuzzing), so they are refused here first, with their line.
+    static func checkCharactersOutsideStrings(_ text: String) throws(ConfigFileSyntaxError) {
+        enum Mode { case plain, comment, basic, literal, multilineBasic, multilineLiteral }
+        let scalars = Array(text.unicodeScalars)
+        var mode = Mode.plain
+        var line = 1
+        var i = 0
+        func starts(_ s: String, at index: Int) -> Bool {
+            let pattern = Array(s.unicodeScalars)
+            return index + pattern.count <= scalars.count && Array(scalars[index..<index + pattern.count]) == pattern
+        }
+        while i < scalars.count {
+            let c = scalars[i]
+            if c == "\n" {
+                line += 1
+                if mode == .comment || mode == .basic || mode == .literal { mode = .plain }
+                i += 1
+                continue
+            }
+            switch mode {
+            case .plain:
+                if c == "#" {
+                    mode = .comment
+                } else if starts("\"\"\"", at: i) {
+                    mode = .multilineBasic
+                    i += 2
+                } else if starts("\'\'\'", at: i) {
+                    mode = .multilineLiteral
+                    i += 2
+                } else if c == "\"" {
+                    mode = .basic
+                } else if c == "\'" {
+                    mode = .literal
+                } else if !c.isASCII {
+                    throw .syntax(
+                        line: line,
+                        "a character outside ASCII (U+\(String(c.value, radix: 16, uppercase: true))) outside a string or comment"
+                    )
+                }
+            case .comment:
+                break
+            case .basic:
+                if c == "\\" {
+                    i += 1
+                } else if c == "\"" {
+                    mode = .plain
+                }
+            case .literal:
+                if c == "\'" { mode = .plain }
+            case .multilineBasic:
+                if c == "\\" {
+                    i += 1
+                } else if starts("\"\"\"", at: i) {
+                    mode = .plain
+                    i += 2
+                }
+            case .multilineLiteral:
+                if starts("\'\'\'", at: i) {
+                    mode = .plain
+                    i += 2
+                }
+            }
+            i += 1
+        }
     }
 
     static func convert(_ value: any TOMLValueConvertible) -> Value {

@@ -80,3 +80,19 @@ struct ConfigFileParserTests {
         }
     }
 }
+
+extension ConfigFileParserTests {
+    /// Found by fuzzing: toml++ stopped the process on an assertion for a character outside
+    /// ASCII where a key was expected. Such characters are refused first, with their line.
+    @Test func aNonASCIICharacterOutsideAStringIsRefusedNotFatal() throws {
+        let error = #expect(throws: ConfigFileSyntaxError.self) {
+            try ConfigFileParser.parse("# ok: é in a comment\n[\u{86}verifier]\nx = 'é'\n", tableName: "verifier")
+        }
+        #expect(error?.line == 2)
+        #expect(error?.message.contains("outside a string or comment") == true)
+        // In strings and comments they are fine.
+        let tables = try ConfigFileParser.parse(
+            "[[rule]] # é\nreader = \"é\"\nallow = ['''\né''']\n", tableName: "rule")
+        #expect(tables.first?.entries.first?.value == .string("é"))
+    }
+}
