@@ -112,7 +112,8 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
                     "the credential store \(path) is busy (another mdoc-holder is writing to it): \(error). Try again."
             }
             let directory = (path as NSString).deletingLastPathComponent
-            if error.isReadOnly {
+            let directoryWritable = FileManager.default.isWritableFile(atPath: directory.isEmpty ? "." : directory)
+            if error.isReadOnly || (error.isCannotOpen && !directoryWritable) {
                 return "the credential store \(path) cannot be written: the file or its directory "
                     + "\(directory.isEmpty ? "." : directory) is read-only (a store needs to write beside itself). "
                     + "Make both writable by this user, or give another path with --store."

@@ -117,6 +117,25 @@ check "and creates neither the store nor its directory" test ! -e "$tmp/new"
 check "a store path that is a directory says so" bash -c \
   "'$bin/mdoc-holder' credentials import '$tmp/mdl.cbor' --device-key '$tmp/device.pem' --trust-anchor '$tmp/pki/iaca.pem' --store '$tmp/pki' 2>&1 | grep -q 'it is a directory; give the path of the store file'"
 
+# A full disk and a read-only file system get a message that says so and what to do (needs
+# to mount a small tmpfs: root, as in CI; said when not possible).
+mnt="$tmp/mnt"
+mkdir -p "$mnt"
+if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
+  check "a full disk says so" bash -c "'$bin/mdoc-holder' credentials import '$tmp/mdl.cbor' --device-key '$tmp/device.pem' \
+    --trust-anchor '$tmp/pki/iaca.pem' --store '$mnt/wallet.sqlite' 2>&1 | grep -q 'is full; free some space'"
+  umount "$mnt"
+  mount -t tmpfs -o size=1m tmpfs "$mnt"
+  "$bin/mdoc-holder" credentials import "$tmp/mdl.cbor" --device-key "$tmp/device.pem" \
+    --trust-anchor "$tmp/pki/iaca.pem" --store "$mnt/wallet.sqlite" >/dev/null
+  mount -o remount,ro "$mnt"
+  check "a read-only file system says so" bash -c "'$bin/mdoc-holder' credentials delete 0123456789abcdef \
+    --store '$mnt/wallet.sqlite' 2>&1 | grep -q 'is read-only'"
+  umount "$mnt"
+else
+  echo "cli: the full-disk and read-only cases did not run: cannot mount a tmpfs here"
+fi
+
 # Four processes creating the same new store at once, CREATORS_ROUNDS times (default 150:
 # 600 creations, enough to see a 1 % failure rate with 99.8 % probability): every import succeeds.
 for i in 1 2 3 4; do
