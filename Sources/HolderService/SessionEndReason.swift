@@ -28,7 +28,7 @@ enum SessionEndReason {
         case .holderEnded?, .transportClosed?, nil: break
         }
         switch result.transportEnd {
-        case .protocolError(let problem)?: return error("\(problem)")
+        case .protocolError(let problem)?: return error("BLE protocol error: \(problem)")
         case .readerEnded?: return "reader-ended"
         case .disconnected?, .disconnectedAfterResponse?, .holderEnded?, nil: return "disconnected"
         }
