@@ -93,46 +93,108 @@ public enum ConfigFileParser {
         return tables
     }
 
-    /// TOML allows characters outside ASCII only inside strings and comments. toml++ (under
-    /// TOMLKit) stops the process on an assertion for some of them where a key is expected
-    /// (found by fuzzing), so they are refused here first, with their line.
+    /// Checks what toml++ (under TOMLKit) assumes without checking, before it sees the text:
+    /// it stops the process on an assertion when a key is expected and something else stands
+    /// there (`[[,verifier]]`, `[\u{86}x]`: found by fuzzing). So every place a key must start
+    /// (a line, a table header, after `.` in a key, after `{` or `,` in an inline table) must
+    /// hold a bare-key character or a quote, and characters outside ASCII may appear only in
+    /// strings and comments (as TOML says); anything else is refused here, with its line.
     static func checkCharactersOutsideStrings(_ text: String) throws(ConfigFileSyntaxError) {
         enum Mode { case plain, comment, basic, literal, multilineBasic, multilineLiteral }
         let scalars = Array(text.unicodeScalars)
         var mode = Mode.plain
         var line = 1
         var i = 0
+        var nesting: [Unicode.Scalar] = []  // "[" arrays, "{" inline tables, of values
+        var expectKey = true  // a key must start at the next character that is not a space
+        var inKey = true  // between the start of a key and its "=" (or a header's "]")
+        var inHeader = false
         func starts(_ s: String, at index: Int) -> Bool {
             let pattern = Array(s.unicodeScalars)
             return index + pattern.count <= scalars.count && Array(scalars[index..<index + pattern.count]) == pattern
         }
+        func isBareKey(_ c: Unicode.Scalar) -> Bool {
+            c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "_" || c == "-")
+        }
+        func refuse(_ what: String) -> ConfigFileSyntaxError { .syntax(line: line, what) }
         while i < scalars.count {
             let c = scalars[i]
             if c == "\n" {
                 line += 1
                 if mode == .comment || mode == .basic || mode == .literal { mode = .plain }
+                if mode == .plain, nesting.isEmpty {
+                    expectKey = true
+                    inKey = true
+                    inHeader = false
+                }
                 i += 1
                 continue
             }
             switch mode {
             case .plain:
+                if c == " " || c == "\t" || c == "\r" { break }
                 if c == "#" {
                     mode = .comment
-                } else if starts("\"\"\"", at: i) {
-                    mode = .multilineBasic
-                    i += 2
-                } else if starts("\'\'\'", at: i) {
-                    mode = .multilineLiteral
-                    i += 2
-                } else if c == "\"" {
-                    mode = .basic
-                } else if c == "\'" {
-                    mode = .literal
-                } else if !c.isASCII {
-                    throw .syntax(
-                        line: line,
+                    break
+                }
+                if !c.isASCII {
+                    throw refuse(
                         "a character outside ASCII (U+\(String(c.value, radix: 16, uppercase: true))) outside a string or comment"
                     )
+                }
+                if expectKey {
+                    if c == "[", nesting.isEmpty, !inHeader {
+                        // A table header: [name] or [[name]].
+                        inHeader = true
+                        if starts("[[", at: i) { i += 1 }
+                    } else if c == "}", nesting.last == "{" {
+                        nesting.removeLast()
+                        expectKey = false
+                        inKey = false
+                    } else if isBareKey(c) {
+                        expectKey = false
+                    } else if c == "\"" || c == "\'" {
+                        expectKey = false
+                        mode = c == "\"" ? .basic : .literal
+                    } else {
+                        throw refuse("expected a key, found '\(Character(c))'")
+                    }
+                    break
+                }
+                switch c {
+                case "." where inKey: expectKey = true
+                case "=" where inKey && !inHeader: inKey = false
+                case "]" where inHeader && nesting.isEmpty:
+                    inHeader = false
+                    inKey = false
+                    if starts("]]", at: i) { i += 1 }
+                case "\"":
+                    if starts("\"\"\"", at: i) {
+                        mode = .multilineBasic
+                        i += 2
+                    } else {
+                        mode = .basic
+                    }
+                case "\'":
+                    if starts("\'\'\'", at: i) {
+                        mode = .multilineLiteral
+                        i += 2
+                    } else {
+                        mode = .literal
+                    }
+                case "{" where !inKey:
+                    nesting.append("{")
+                    expectKey = true
+                    inKey = true
+                case "[" where !inKey: nesting.append("[")
+                case "]" where nesting.last == "[": nesting.removeLast()
+                case "}" where nesting.last == "{":
+                    nesting.removeLast()
+                    inKey = false
+                case "," where nesting.last == "{" && !inKey:
+                    expectKey = true
+                    inKey = true
+                default: break
                 }
             case .comment:
                 break

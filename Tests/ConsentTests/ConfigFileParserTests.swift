@@ -96,3 +96,27 @@ extension ConfigFileParserTests {
         #expect(tables.first?.entries.first?.value == .string("é"))
     }
 }
+
+extension ConfigFileParserTests {
+    /// Found by fuzzing too: any character that cannot start a key where one must start.
+    @Test(arguments: ["[[,verifier]]\n", "[a.,b]\n", "x = { ,a = 1 }\n", "= 1\n", "[[verifier]]\n,x = 1\n"])
+    func aMissingKeyIsRefusedNotFatal(text: String) {
+        let error = #expect(throws: ConfigFileSyntaxError.self) {
+            try ConfigFileParser.parse(text, tableName: "verifier")
+        }
+        #expect(error?.message.contains("expected a key") == true)
+    }
+
+    @Test func keysInEveryPlaceTOMLAllowsStillPass() throws {
+        let text = """
+            [[verifier]]
+            "client_id" = 'a'   # quoted key
+            name.first = "n"
+            response_uris = [ "https://a/r", ]
+            meta = { a = 1, "b" = [1, 2], c = {} }
+            """
+        // The shape is the caller's to judge; here only that TOMLKit gets the text.
+        let tables = try ConfigFileParser.parse(text, tableName: "verifier")
+        #expect(tables.count == 1)
+    }
+}
