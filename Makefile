@@ -23,11 +23,13 @@ test: test-deps
 	$(SWIFT) test
 	Tests/Support/tty-consent-test.sh .build/debug
 	Tests/Support/cli-test.sh .build/debug
+	Tests/Support/fuzz-replay.sh .build/debug
 	Tests/Support/ble-bluezoo-test.sh .build/debug
 	Tests/Support/secure-area-test.sh .build/debug
 	Tests/Support/packaging-test.sh .build/debug
 	Tests/Support/service-test.sh .build/debug
 	Tests/Support/kiosk-soak.sh .build/debug
+	Tests/Support/serve-soak.sh .build/debug
 	Tests/Support/ble-vm-test.sh .build/debug
 
 demo: test-deps
@@ -47,10 +49,12 @@ bench-ble: test-deps
 	$(SWIFT) build --product mdoc-ble-benchmarks
 	Tests/Support/ble-vm-bench.sh .build/debug
 
-# Runs the CBOR / SessionEstablishment / DeviceRequest fuzzer for FUZZ_SECONDS (default 60).
+# Fuzzes every decoder of outside bytes, FUZZ_SECONDS (default 60) per target; FUZZ_TARGETS
+# names a few (docs/fuzzing.md). The test command replays the committed corpus.
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
 fuzz: deps
-	Tests/Support/fuzz.sh $(FUZZ_SECONDS)
+	Tests/Support/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Remakes the committed test PKI, sample mDL and device key under Fixtures/ (test-only keys).
 fixtures: deps

@@ -15,6 +15,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // Resolved for async-http-client anyway; named for the types its API uses (ByteBuffer,
         // HTTPHeaders, TLSConfiguration).
@@ -51,7 +52,10 @@ let package = Package(
         // Protocol layers (pure Swift).
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
         .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE"]),
-        .target(name: "Consent", dependencies: ["MdocCrypto"]),
+        .target(name: "BoundedFile"),
+        .target(
+            name: "Consent",
+            dependencies: ["MdocCrypto", "BoundedFile", .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(
             name: "Presentation", dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent", "SecureArea"]),
         .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation", "SecureArea"]),
@@ -64,7 +68,8 @@ let package = Package(
         // Online presentation: JOSE over MdocCrypto, OpenID4VP 1.0 requests, DCQL, responses.
         .target(name: "JOSE", dependencies: ["MdocCrypto"]),
         .target(
-            name: "OpenID4VP", dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation"]),
+            name: "OpenID4VP",
+            dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation", "BoundedFile"]),
         // The OpenID4VP flow over HTTPS (AsyncHTTPClient): fetch, verify, consent, respond, record.
         .target(
             name: "OnlineTransport",
@@ -89,7 +94,7 @@ let package = Package(
             name: "mdoc-holder",
             dependencies: [
                 "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
-                "BLETransport", "BlueZ", "L2CAP", "HolderService", "SecureArea",
+                "BLETransport", "BlueZ", "L2CAP", "HolderService", "SecureArea", "BoundedFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -107,7 +112,9 @@ let package = Package(
             name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer", "SecureArea", "JOSE"]),
         // BLE figures through a real bluetoothd (in the BlueZ VM: `make bench-ble`).
         .executableTarget(name: "BLEBenchmarks", dependencies: ["BlueZ", "DBus", "BLETransport", "ISO18013"]),
-        .executableTarget(name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013"]),
+        // Fuzz targets for every decoder of outside bytes (docs/fuzzing.md).
+        .executableTarget(
+            name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013", "BLETransport", "JOSE", "OpenID4VP", "Consent"]),
 
         // Tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -120,6 +127,7 @@ let package = Package(
         .testTarget(
             name: "WalletTests", dependencies: ["Wallet", "Presentation", "MdocIssuer", "TestSupport", "SecureArea"]),
         .testTarget(name: "ConsentTests", dependencies: ["Consent", "TestSupport"]),
+        .testTarget(name: "BoundedFileTests", dependencies: ["BoundedFile"]),
         .testTarget(
             name: "PresentationTests",
             dependencies: ["Presentation", "Wallet", "MdocIssuer", "TestSupport", "SecureArea"]),

@@ -81,6 +81,10 @@ public struct BLESession: Sendable {
     /// The outgoing transfer's progress.
     public var progress: TransferProgress { sender.progress }
 
+    /// Whether messages of the holder wait to be sent or are being sent (a reader that never
+    /// subscribes keeps them waiting).
+    public var hasPendingOutput: Bool { !sender.isIdle }
+
     /// The ATT MTU used for messages begun from now on.
     public var mtu: Int { sender.fragmenter.mtu }
 

@@ -49,6 +49,8 @@ public actor GattServerHost {
     private var running = false
     private var reconciling = false
     private var tasks: [Task<Void, Never>] = []
+    /// Follows the current advertisement registration's `Release`.
+    private var releaseWatch: Task<Void, Never>?
     private var continuation: AsyncStream<GattHostEvent>.Continuation?
 
     public init(
@@ -97,7 +99,7 @@ public actor GattServerHost {
             continuation.finish()
             throw error
         }
-        tasks = [
+        tasks += [
             Task { [weak self] in
                 for await event in bluezEvents { await self?.handle(event) }
             },
@@ -115,6 +117,8 @@ public actor GattServerHost {
         running = false
         for task in tasks { task.cancel() }
         tasks = []
+        releaseWatch?.cancel()
+        releaseWatch = nil
         await dropRegistrations()
         continuation?.finish()
         continuation = nil
@@ -221,10 +225,11 @@ public actor GattServerHost {
         if registration == nil, running {
             let registration = try await adapter.register(advertisement)
             self.registration = registration
-            tasks.append(
-                Task { [weak self] in
-                    for await _ in registration.releases { await self?.released(registration) }
-                })
+            // One watch at a time: the previous registration's ended with it.
+            releaseWatch?.cancel()
+            releaseWatch = Task { [weak self] in
+                for await _ in registration.releases { await self?.released(registration) }
+            }
         }
     }
 

@@ -76,9 +76,11 @@ public struct LEAdvertisement: Sendable, Equatable {
 public final class AdvertisementRegistration: Sendable {
     public let adapter: BlueZAdapter
     public let advertisement: LEAdvertisement
-    /// Yields once when BlueZ calls `Release`.
+    /// Yields once when BlueZ calls `Release`; ends then, or when the advertisement is
+    /// unregistered (so a task waiting on it ends with the registration).
     public let releases: AsyncStream<Void>
 
+    private let releasesContinuation: AsyncStream<Void>.Continuation
     private let tree: DBusObjectTree
     private let state = Mutex(State())
 
@@ -92,6 +94,7 @@ public final class AdvertisementRegistration: Sendable {
         self.advertisement = advertisement
         let (releases, continuation) = AsyncStream<Void>.makeStream()
         self.releases = releases
+        releasesContinuation = continuation
         tree = DBusObjectTree(root: advertisement.path)
         let interface = AdvertisementInterface(properties: advertisement.properties) { [weak self] in
             self?.state.withLock {
@@ -138,6 +141,7 @@ public final class AdvertisementRegistration: Sendable {
             }
         }
         await tree.unexport(from: connection)
+        releasesContinuation.finish()
         if let failure { throw failure }
     }
 }

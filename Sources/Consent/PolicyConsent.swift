@@ -1,3 +1,4 @@
+import BoundedFile
 import Foundation
 import MdocCrypto
 
@@ -11,7 +12,7 @@ public enum PolicyError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .syntax(let line, let s): return "policy file line \(line): \(s)"
         case .invalidRule(let line, let s): return "policy rule at line \(line): \(s)"
-        case .unreadable(let path, let s): return "cannot read policy file \(path): \(s)"
+        case .unreadable(_, let s): return s
         }
     }
 }
@@ -54,9 +55,9 @@ public struct PolicyConsent: ConsentPrompt {
     public init(path: String, now: @escaping @Sendable () -> Date = { Date() }) throws(PolicyError) {
         let text: String
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            text = try BoundedFile.readText(path, limit: InputLimit.configuration, what: "policy file")
         } catch {
-            throw .unreadable(path: path, "\(error.localizedDescription)")
+            throw .unreadable(path: path, error.description)
         }
         let base = URL(fileURLWithPath: path).deletingLastPathComponent()
         try self.init(text: text, baseDirectory: base, now: now)
@@ -92,8 +93,12 @@ public struct PolicyConsent: ConsentPrompt {
                     let path = String(r.dropFirst("anchor:".count))
                     let url =
                         path.hasPrefix("/") ? URL(fileURLWithPath: path) : baseDirectory.appendingPathComponent(path)
-                    guard let pem = try? String(contentsOf: url, encoding: .utf8) else {
-                        throw .invalidRule(line: line, "cannot read the anchor certificate \(url.path)")
+                    let pem: String
+                    do {
+                        pem = try BoundedFile.readText(
+                            url.path, limit: InputLimit.certificates, what: "anchor certificate")
+                    } catch {
+                        throw .invalidRule(line: line, error.description)
                     }
                     guard let cert = (try? Certificate.parsePEM(pem))?.first else {
                         throw .invalidRule(line: line, "\(url.path) holds no PEM certificate")

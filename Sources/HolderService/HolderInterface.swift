@@ -64,7 +64,8 @@ struct HolderInterface: DBusInterface {
             case ("PresentOnline", "sa{sv}"):
                 guard let url = call.body[0].stringValue, let options = call.body[1].propertiesValue else { break }
                 if let key = options.keys.sorted().first {
-                    throw .invalidArguments("unknown option '\(key)': PresentOnline takes no options yet")
+                    throw .invalidArguments(
+                        "unknown option '\(CallerText.bounded(key))': PresentOnline takes no options yet")
                 }
                 return .deferred {
                     do throws(HolderServiceError) {
@@ -112,8 +113,10 @@ struct HolderInterface: DBusInterface {
         for (key, value) in options.sorted(by: { $0.key < $1.key }) {
             switch key {
             case "adapter":
-                guard let name = value.stringValue, !name.isEmpty, !name.contains("/") else {
-                    throw .invalidArguments("option adapter must be a string naming an adapter, like hci0")
+                guard let name = value.stringValue, Self.isAdapterName(name) else {
+                    throw .invalidArguments(
+                        "option adapter must be a string naming an adapter, like hci0 (letters, digits, - and _, "
+                            + "at most \(Self.adapterNameLimit) characters)")
                 }
                 adapter = name
             case "mode":
@@ -122,9 +125,22 @@ struct HolderInterface: DBusInterface {
                 }
                 mode = parsed
             default:
-                throw .invalidArguments("unknown option '\(key)': StartProximity takes adapter and mode")
+                throw .invalidArguments(
+                    "unknown option '\(CallerText.bounded(key))': StartProximity takes adapter and mode")
             }
         }
         return (adapter, mode)
+    }
+
+    /// The longest adapter name accepted (BlueZ names them hciN).
+    static let adapterNameLimit = 32
+
+    /// An adapter name as BlueZ makes them: short, letters, digits, '-' and '_'; nothing a
+    /// log line or an object path would have to escape.
+    static func isAdapterName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= adapterNameLimit
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+            }
     }
 }

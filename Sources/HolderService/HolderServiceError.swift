@@ -53,6 +53,11 @@ public enum HolderServiceError: Error, Sendable, Equatable, CustomStringConverti
         }
     }
 
-    /// The error as a D-Bus error reply.
-    public var dbusError: DBusError { DBusError(name: name, message: description) }
+    /// The error as a D-Bus error reply, its message at most ``replyLimit`` characters (a
+    /// message may carry caller text).
+    public var dbusError: DBusError {
+        DBusError(name: name, message: CallerText.bounded(description, limit: Self.replyLimit))
+    }
+
+    static let replyLimit = 1024
 }

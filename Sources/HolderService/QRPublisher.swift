@@ -39,7 +39,8 @@ struct QRPublisher: Sendable {
             return
         }
         defer { close(fd) }
-        let bytes = Array(("\u{1B}[H\u{1B}[2J" + code.terminalString() + "\n").utf8)
+        let colours = TerminalColours.wanted(fd: fd, environment: ProcessInfo.processInfo.environment)
+        let bytes = Array(("\u{1B}[H\u{1B}[2J" + code.terminalString(colours: colours) + "\n").utf8)
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

@@ -40,11 +40,16 @@ public struct ServiceLog: Sendable {
     public func notice(_ message: String) { log(.notice, message) }
     public func info(_ message: String) { log(.info, message) }
 
+    /// The longest line logged, in characters; longer messages are cut (they may carry text
+    /// from outside: a requester's name, a caller's option).
+    static let lineLimit = 2048
+
     /// `text` on one line: control characters (a requester's chosen name may hold some)
-    /// become U+FFFD, so one event is one journal entry.
+    /// become U+FFFD, so one event is one journal entry; at most ``lineLimit`` characters.
     static func oneLine(_ text: String) -> String {
-        String(
+        let line = String(
             String.UnicodeScalarView(
                 text.unicodeScalars.map { $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
+        return CallerText.bounded(line, limit: lineLimit)
     }
 }

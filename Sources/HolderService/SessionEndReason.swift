@@ -11,6 +11,8 @@ enum SessionEndReason {
     static func error(_ text: String) -> String { "error: " + ServiceLog.oneLine(text) }
 
     static func proximity(_ result: ProximitySessionResult) -> String {
+        // A session cut by the transport's bounds (ProximityTimeouts) that delivered nothing.
+        if result.timedOut != nil, !result.isSuccess { return "timeout" }
         if result.responsesSent > 0 {
             if result.records.contains(where: { $0.outcome == .sent }) {
                 return result.isSuccess ? "completed" : "disconnected"
@@ -26,7 +28,7 @@ enum SessionEndReason {
         case .holderEnded?, .transportClosed?, nil: break
         }
         switch result.transportEnd {
-        case .protocolError(let problem)?: return error("\(problem)")
+        case .protocolError(let problem)?: return error("BLE protocol error: \(problem)")
         case .readerEnded?: return "reader-ended"
         case .disconnected?, .disconnectedAfterResponse?, .holderEnded?, nil: return "disconnected"
         }

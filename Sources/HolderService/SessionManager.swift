@@ -28,6 +28,8 @@ actor SessionManager {
     private var nextWaiter: UInt64 = 0
     /// Set when the service stops: no new session starts.
     private var stopping = false
+    /// Damaged credential rows already logged (each is logged once, not once per session).
+    private var reportedUnreadable: Set<UnreadableRow> = []
 
     init(environment: ServiceEnvironment) {
         self.environment = environment
@@ -54,7 +56,11 @@ actor SessionManager {
         let credentials: [PresentableCredential]
         let links: AdapterLinks
         do {
-            credentials = try environment.store.presentableCredentials()
+            var unreadable: [UnreadableRow] = []
+            credentials = try environment.store.presentableCredentials { unreadable.append($0) }
+            for row in unreadable where reportedUnreadable.insert(row).inserted {
+                log.warning("not presented: \(row)")
+            }
             guard !credentials.isEmpty else { throw HolderServiceError.noCredential }
             links = try await adapterLinks(for: adapter)
         } catch {
@@ -218,8 +224,15 @@ actor SessionManager {
 
     // MARK: Ending
 
-    /// Ends a session; its Ended says "cancelled".
-    func cancel(_ id: UInt64) throws(HolderServiceError) {
+    /// Ends a session and returns once it is gone (its adapter free for the next
+    /// StartProximity, its registrations removed from BlueZ); its Ended says "cancelled".
+    func cancel(_ id: UInt64) async throws(HolderServiceError) {
+        try requestCancel(id)
+        await waitUntilEnded(id)
+    }
+
+    /// Asks a session to end, without waiting.
+    private func requestCancel(_ id: UInt64) throws(HolderServiceError) {
         guard let task = proximity[id] ?? online[id] else {
             throw .notFound("no running session \(id): it has ended or never existed")
         }
@@ -233,7 +246,7 @@ actor SessionManager {
         for waiter in bluetoothWaiters.values { waiter.resume() }
         bluetoothWaiters = [:]
         let ids = Array(proximity.keys) + Array(online.keys)
-        for id in ids { try? cancel(id) }
+        for id in ids { try? requestCancel(id) }
         for id in ids { await waitUntilEnded(id) }
     }
 

@@ -15,14 +15,17 @@ enum WalletListing {
         return .array(
             .dictionary(key: .string, value: .variant),
             summaries.map { summary in
-                .properties([
+                var fields: [String: DBusValue] = [
                     "id": .string(summary.id),
                     "doctype": .string(summary.docType),
                     "issuer": .string(summary.issuerSubject ?? ""),
                     "valid_from": .string(rfc3339(summary.validFrom)),
                     "valid_until": .string(rfc3339(summary.validUntil)),
                     "elements": .strings(summary.elements),
-                ])
+                ]
+                // A damaged row: what is wrong and what to do (it is never presented).
+                if let problem = summary.problem { fields["problem"] = .string(problem) }
+                return .properties(fields)
             })
     }
 

@@ -1,3 +1,4 @@
+import BoundedFile
 import Consent
 import Foundation
 import JOSE
@@ -11,7 +12,7 @@ public enum PreRegisteredVerifierFileError: Error, Sendable, Equatable, CustomSt
 
     public var description: String {
         switch self {
-        case .unreadable(let path, let why): return "cannot read the verifiers file \(path): \(why)"
+        case .unreadable(_, let why): return why
         case .syntax(let line, let why): return "verifiers file line \(line): \(why)"
         case .invalidEntry(let line, let why): return "verifier at line \(line): \(why)"
         }
@@ -37,9 +38,9 @@ public enum PreRegisteredVerifierFile {
     public static func load(path: String) throws(PreRegisteredVerifierFileError) -> [PreRegisteredVerifier] {
         let text: String
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            text = try BoundedFile.readText(path, limit: InputLimit.configuration, what: "verifiers file")
         } catch {
-            throw .unreadable(path: path, error.localizedDescription)
+            throw .unreadable(path: path, error.description)
         }
         return try parse(text, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent())
     }
@@ -95,8 +96,11 @@ public enum PreRegisteredVerifierFile {
                 responseURIs = uris
             case ("jwk", .string(let file)):
                 let url = resolve(file, baseDirectory)
-                guard let json = try? String(contentsOf: url, encoding: .utf8) else {
-                    throw .invalidEntry(line: line, "cannot read the JWK file \(url.path)")
+                let json: String
+                do {
+                    json = try BoundedFile.readText(url.path, limit: InputLimit.key, what: "JWK file")
+                } catch {
+                    throw .invalidEntry(line: line, error.description)
                 }
                 do {
                     key = try JWK(jsonText: json)
@@ -110,7 +114,9 @@ public enum PreRegisteredVerifierFile {
             case ("trust_anchors", .strings(let files)):
                 for file in files {
                     let url = resolve(file, baseDirectory)
-                    guard let pem = try? String(contentsOf: url, encoding: .utf8),
+                    guard
+                        let pem = try? BoundedFile.readText(
+                            url.path, limit: InputLimit.certificates, what: "trust anchor"),
                         let certificates = try? Certificate.parsePEM(pem), !certificates.isEmpty
                     else {
                         throw .invalidEntry(line: line, "\(url.path) holds no readable PEM certificate")

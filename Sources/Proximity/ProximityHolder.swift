@@ -19,6 +19,8 @@ public struct ProximitySessionResult: Sendable {
     public var overL2CAP = false
     /// Why L2CAP was not offered although asked for (GATT was used).
     public var l2capUnavailable: String?
+    /// The transport bound that ended the session, when one did (``ProximityTimeouts``).
+    public var timedOut: ProximityTimeout?
 
     /// A presentation happened: at least one response went out and nothing failed before
     /// it was delivered.
@@ -46,6 +48,8 @@ public struct ProximityHolder: Sendable {
     public let consent: any ConsentPrompt
     /// How often timeouts are checked.
     public var tickInterval: Duration = .milliseconds(500)
+    /// Bounds on the session measured on the link, whatever the reader does.
+    public var timeouts = ProximityTimeouts()
     /// The largest BLE chunk (header byte included) to send, below min(512, ATT MTU - 3):
     /// for a controller that loses ATT packets larger than its ACL buffers (the VM tier's
     /// btvirt, as a central). Nil: the standard's size.
@@ -204,6 +208,21 @@ public struct ProximityHolder: Sendable {
         var bleOutputs: [BLESessionOutput] = []
         var holderOutputs: [HolderOutput] = []
         var failure: (any Error)?
+        // The clock of ``timeouts``: when a reader showed up, whether it sent a message, when
+        // the holder began to end the session, and whether the link was cut for good.
+        var readerArrivedAt: Date?
+        var messageReceived = false
+        var endingSince: Date?
+        // Since when a message of the holder waits with no chunk going out.
+        var outputStalledSince: Date?
+        var linkDropped = false
+        func readerArrived() {
+            if readerArrivedAt == nil { readerArrivedAt = Date() }
+        }
+        func receive(_ message: [UInt8]) -> [HolderOutput] {
+            messageReceived = true
+            return holder.receive(message, at: Date())
+        }
 
         func feed(_ event: BLESessionEvent) {
             guard ble != nil else { return }
@@ -219,6 +238,7 @@ public struct ProximityHolder: Sendable {
             switch input {
             case .gatt(let event):
                 guard l2cap == nil else { break }
+                readerArrived()
                 if mode == nil {
                     // A reader came to our GATT service first: stop scanning for its.
                     try choose(.peripheralServer)
@@ -239,6 +259,7 @@ public struct ProximityHolder: Sendable {
             case .gattClosed:
                 if mode == .peripheralServer { feed(.disconnected) }
             case .centralConnected(let connection):
+                readerArrived()
                 if mode == nil {
                     // We reached the reader's service first: stop serving ours.
                     try choose(.centralClient)
@@ -284,6 +305,7 @@ public struct ProximityHolder: Sendable {
                     centralTask?.cancel()
                     await centralClient?.disconnect()
                 }
+                readerArrived()
                 let messages = L2CAPMessageChannel(channel: channel, maximumMessageSize: configuration.maxMessageSize)
                 l2cap = messages
                 result.overL2CAP = true
@@ -310,7 +332,7 @@ public struct ProximityHolder: Sendable {
                     result.transportEnd = .readerEnded
                     holderOutputs += holder.transportClosed()
                 } else {
-                    holderOutputs += holder.receive(message, at: Date())
+                    holderOutputs += receive(message)
                 }
             case .l2capClosed(let protocolError):
                 guard !l2capDone else { break }
@@ -324,7 +346,39 @@ public struct ProximityHolder: Sendable {
             case .decided(let decision):
                 holderOutputs += holder.consent(decision)
             case .tick:
-                holderOutputs += holder.tick(at: Date())
+                let now = Date()
+                holderOutputs += holder.tick(at: now)
+                let drain = timeouts.drain.timeInterval
+                let drained = { (since: Date?) in since.map { now.timeIntervalSince($0) >= drain } ?? false }
+                if drained(outputStalledSince) || drained(endingSince) {
+                    // The reader does not take what is queued (it never subscribed, or
+                    // stopped reading), or the link outlives the session: drop it.
+                    result.timedOut = result.timedOut ?? .drain
+                    linkDropped = true
+                    if let l2cap {
+                        if !l2capDone {
+                            l2capDone = true
+                            result.transportEnd = .disconnected
+                            holderOutputs += holder.transportClosed()
+                            await l2cap.close()
+                        }
+                    } else {
+                        feed(.disconnected)
+                    }
+                } else if endingSince == nil, let arrived = readerArrivedAt {
+                    let elapsed = now.timeIntervalSince(arrived)
+                    let limit: ProximityTimeout? =
+                        !messageReceived && elapsed >= timeouts.firstRequest.timeInterval
+                        ? .firstRequest : elapsed >= timeouts.session.timeInterval ? .session : nil
+                    if let limit {
+                        result.timedOut = limit
+                        endingSince = now
+                        let ending = holder.end()
+                        holderOutputs += ending
+                        // The engine had already ended: end the link the same way.
+                        if ending.isEmpty, l2cap == nil { feed(.end) }
+                    }
+                }
             }
 
             // Carry out everything the two state machines asked for, until both are quiet.
@@ -334,7 +388,15 @@ public struct ProximityHolder: Sendable {
                     case .send(let bytes):
                         if let l2cap {
                             do {
-                                try await l2cap.send(bytes)
+                                try await Self.send(bytes, on: l2cap, within: timeouts.drain)
+                            } catch is L2CAPSendStalled {
+                                result.timedOut = result.timedOut ?? .drain
+                                linkDropped = true
+                                if !l2capDone {
+                                    l2capDone = true
+                                    result.transportEnd = .disconnected
+                                    holderOutputs += holder.transportClosed()
+                                }
                             } catch {
                                 if !l2capDone {
                                     l2capDone = true
@@ -358,6 +420,7 @@ public struct ProximityHolder: Sendable {
                         observer(.requestReceived(docTypes: docTypes, requester: requester))
                     case .terminated(let reason):
                         result.holderEnd = reason
+                        if endingSince == nil { endingSince = Date() }
                         // The reader ended (status 20): it will disconnect; otherwise the
                         // queued SessionData drains and State 0x02 follows.
                         if let l2cap {
@@ -374,10 +437,11 @@ public struct ProximityHolder: Sendable {
                 }
                 if !bleOutputs.isEmpty {
                     switch bleOutputs.removeFirst() {
-                    case .messageReceived(let message): holderOutputs += holder.receive(message, at: Date())
+                    case .messageReceived(let message): holderOutputs += receive(message)
                     case .sendChunk(let chunk):
                         do {
                             try await sendChunk(chunk, in: mode)
+                            outputStalledSince = Date()
                             feed(.chunkSent)
                         } catch {
                             feed(.disconnected)
@@ -404,7 +468,12 @@ public struct ProximityHolder: Sendable {
                     }
                 }
             }
-            if l2capDone || (l2cap == nil && ble?.isEnded == true)
+            if ble?.hasPendingOutput == true, l2cap == nil {
+                if outputStalledSince == nil { outputStalledSince = Date() }
+            } else {
+                outputStalledSince = nil
+            }
+            if linkDropped || l2capDone || (l2cap == nil && ble?.isEnded == true)
                 || (holder.isEnded && (result.holderEnd == .readerEnded || ble == nil))
             {
                 break loop
@@ -421,6 +490,32 @@ public struct ProximityHolder: Sendable {
         return result
     }
 
+    /// Sends a message on the L2CAP channel; a reader that stops reading blocks the socket,
+    /// so after `limit` the channel is closed (which ends the send) and this throws
+    /// ``L2CAPSendStalled``.
+    private static func send(_ message: [UInt8], on channel: L2CAPMessageChannel, within limit: Duration)
+        async throws
+    {
+        let watchdog = Task {
+            do {
+                try await Task.sleep(for: limit)
+            } catch {
+                return false
+            }
+            await channel.close()
+            return true
+        }
+        do {
+            try await channel.send(message)
+        } catch {
+            watchdog.cancel()
+            if await watchdog.value { throw L2CAPSendStalled() }
+            throw error
+        }
+        watchdog.cancel()
+        if await watchdog.value { throw L2CAPSendStalled() }
+    }
+
     private func sendChunk(_ chunk: [UInt8], in mode: ProximityMode?) async throws {
         switch mode {
         case .peripheralServer?: try await server?.notify(.server2Client, chunk)
@@ -435,5 +530,17 @@ public struct ProximityHolder: Sendable {
         case .centralClient?: try await centralClient?.write(.state, state.value)
         case nil: break
         }
+    }
+}
+
+extension ProximitySessionResult {
+    /// How the session ended, in words, the telling cause first: a transport timeout, a BLE
+    /// protocol error (bad chunk header, oversize message, data before start), the engine's
+    /// reason, then the link's. A protocol error is never reported as the link closing.
+    public var endDescription: String {
+        if let timedOut { return timedOut.description }
+        if let transportEnd, case .protocolError = transportEnd { return transportEnd.description }
+        if let holderEnd, holderEnd != .transportClosed { return holderEnd.description }
+        return transportEnd?.description ?? holderEnd?.description ?? "ended"
     }
 }

@@ -52,15 +52,22 @@ public struct QRCode: Sendable, Equatable {
         return modules[row * size + column]
     }
 
-    /// The symbol drawn with UTF-8 half blocks (two module rows per text line), dark
-    /// modules as terminal foreground on a light background, with a quiet zone of
-    /// `quietZone` modules (the standard asks for 4).
-    public func terminalString(quietZone: Int = 4) -> String {
+    /// The symbol drawn with UTF-8 half blocks (two module rows per text line), light
+    /// modules and the quiet zone of `quietZone` modules (the standard asks for 4) drawn in
+    /// the foreground colour, dark modules left as background.
+    ///
+    /// With `colours`, each line sets white on black explicitly (SGR 97;40) and resets after
+    /// itself (as `qrencode -t ansiutf8` does), so the symbol scans on light and dark
+    /// terminals alike; without, the terminal's own colours are used (right for dark
+    /// themes only). ``TerminalColours/wanted(fd:environment:)`` decides for a file
+    /// descriptor.
+    public func terminalString(quietZone: Int = 4, colours: Bool = false) -> String {
         var out = ""
         let first = -quietZone
         let last = size + quietZone
         var row = first
         while row < last {
+            if colours { out += TerminalColours.lightOnDark }
             for column in first..<last {
                 // Light is drawn, dark is blank: readable on dark-background terminals,
                 // where most scanners need light quiet zones.
@@ -73,6 +80,7 @@ public struct QRCode: Sendable, Equatable {
                 case (false, false): out += " "
                 }
             }
+            if colours { out += TerminalColours.reset }
             out += "\n"
             row += 2
         }

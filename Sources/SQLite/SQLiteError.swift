@@ -30,6 +30,18 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file is not an SQLite database (SQLITE_NOTADB).
     public var isNotADatabase: Bool { primaryCode == SQLITE_NOTADB }
 
+    /// The file or its directory cannot be written (SQLITE_READONLY).
+    public var isReadOnly: Bool { primaryCode == SQLITE_READONLY }
+
+    /// The disk (or a quota) is full (SQLITE_FULL).
+    public var isDiskFull: Bool { primaryCode == SQLITE_FULL }
+
+    /// The file could not be opened or created (SQLITE_CANTOPEN).
+    public var isCannotOpen: Bool { primaryCode == SQLITE_CANTOPEN }
+
+    /// The file is damaged (SQLITE_CORRUPT).
+    public var isCorrupt: Bool { primaryCode == SQLITE_CORRUPT }
+
     public var description: String { "SQLite \(operation) failed: \(message) (code \(code))" }
 
     /// The error for result code `code` of a call on `db` (nil when there is no connection).

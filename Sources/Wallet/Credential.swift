@@ -18,11 +18,15 @@ public struct CredentialSummary: Sendable, Hashable, Codable {
     public var importedAt: Date
     /// Every element the credential holds, as "namespace:element".
     public var elements: [String]
+    /// Set when the stored row cannot be read back in full: what is wrong and what to do.
+    /// Such a credential is never presented.
+    public var problem: String?
 
     public init(
         id: String, docType: String, issuerSubject: String?, validFrom: Date, validUntil: Date, importedAt: Date,
-        elements: [String]
+        elements: [String], problem: String? = nil
     ) {
+        self.problem = problem
         self.id = id
         self.docType = docType
         self.issuerSubject = issuerSubject

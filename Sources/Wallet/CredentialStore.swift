@@ -52,16 +52,20 @@ public final class CredentialStore: @unchecked Sendable {
     public init(path: String, secureAreas: SecureAreaRegistry = .resolve()) throws(WalletError) {
         self.path = path
         self.secureAreas = secureAreas
+        try Self.refuseDirectory(path)
         try Self.createParentDirectories(of: path)
-        do {
-            database = try SQLiteDatabase(path: path, flags: [.readWrite, .create], fileMode: 0o600)
-        } catch {
-            if error.isNotADatabase {
-                throw .notAWallet(path: path, reason: "not an SQLite database")
-            }
-            throw .database(path: path, error)
+        database = try StoreOpening.open(path: path, secureAreas: secureAreas)
+    }
+
+    /// A store path that names a directory gets a message saying so (SQLite's own is "unable
+    /// to open database file").
+    private static func refuseDirectory(_ path: String) throws(WalletError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw .storeLocation(
+                path: path,
+                reason: "it is a directory; give the path of the store file, such as \(path)/wallet.sqlite")
         }
-        try KeyMigration.openAndMigrate(database, path: path, secureAreas: secureAreas)
     }
 
     /// The schema version this code reads and writes (`PRAGMA user_version`).
@@ -145,6 +149,8 @@ public final class CredentialStore: @unchecked Sendable {
 
 extension CredentialStore {
     /// Every stored credential, oldest import first: metadata and element identifiers only.
+    /// A credential whose row cannot be read back is listed with ``CredentialSummary/problem``
+    /// set (what is wrong and what to do), so one damaged row does not hide the others.
     public func list() throws(WalletError) -> [CredentialSummary] {
         try withDatabase { (db) throws(WalletError) in
             let rows = try sql { () throws(SQLiteError) in
@@ -161,13 +167,24 @@ extension CredentialStore {
                     )
                 }
             }
-            return try rows.map { (r) throws(WalletError) in
-                CredentialSummary(
+            let corrupt = try unreadableCredentials(db)
+            return rows.map { r in
+                var elements: [String] = []
+                var problem = corrupt[r.id]?.description
+                do {
+                    elements = try JSONList.decode(r.elements, id: r.id)
+                } catch {
+                    problem =
+                        problem
+                        ?? UnreadableRow(kind: .credential, id: r.id, reason: "its element list is not readable")
+                        .description
+                }
+                return CredentialSummary(
                     id: r.id, docType: r.docType, issuerSubject: r.issuer,
                     validFrom: Date(timeIntervalSince1970: r.validFrom),
                     validUntil: Date(timeIntervalSince1970: r.validUntil),
                     importedAt: Date(timeIntervalSince1970: r.importedAt),
-                    elements: try JSONList.decode(r.elements, id: r.id))
+                    elements: elements, problem: problem)
             }
         }
     }
@@ -204,7 +221,17 @@ extension CredentialStore {
     }
 
     /// The credentials of `docType` (every credential for nil), most recent import first.
+    /// Credentials whose row cannot be read back are left out; ``readCredentials(docType:)``
+    /// names them.
     public func credentials(docType: String? = nil) throws(WalletError) -> [StoredCredential] {
+        try readCredentials(docType: docType).readable
+    }
+
+    /// The credentials of `docType` (every one for nil) that can be read back, most recent
+    /// import first, and the ones that cannot.
+    public func readCredentials(docType: String? = nil) throws(WalletError) -> (
+        readable: [StoredCredential], unreadable: [UnreadableRow]
+    ) {
         let rows = try withDatabase { (db) throws(WalletError) in
             try sql { () throws(SQLiteError) in
                 if let docType {
@@ -216,7 +243,42 @@ extension CredentialStore {
                     "SELECT \(Row.columns) FROM \(Row.from) ORDER BY c.imported_at DESC, c.rowid DESC", [], Row.init)
             }
         }
-        return try rows.map { (row) throws(WalletError) in try row.stored(secureAreas) }
+        var readable: [StoredCredential] = []
+        var unreadable: [UnreadableRow] = []
+        for row in rows {
+            do {
+                readable.append(try row.stored(secureAreas))
+            } catch {
+                unreadable.append(UnreadableRow(kind: .credential, id: row.id, reason: Self.columnProblem(error)))
+            }
+        }
+        return (readable, unreadable)
+    }
+
+    /// Which part of a credential row failed to read, without the error's details (which
+    /// could quote what the row holds).
+    static func columnProblem(_ error: WalletError) -> String {
+        if case .corruptCredential(_, let reason) = error, reason.hasPrefix("the device key") {
+            return "its device key is not readable"
+        }
+        return "its IssuerSigned data is not readable"
+    }
+
+    /// Credentials whose issuer data or device key cannot be read, by ID (read under the lock
+    /// already held by the caller).
+    private func unreadableCredentials(_ db: SQLiteDatabase) throws(WalletError) -> [String: UnreadableRow] {
+        let rows = try sql { () throws(SQLiteError) in
+            try db.query("SELECT \(Row.columns) FROM \(Row.from)", [], Row.init)
+        }
+        var result: [String: UnreadableRow] = [:]
+        for row in rows {
+            do {
+                _ = try row.stored(secureAreas)
+            } catch {
+                result[row.id] = UnreadableRow(kind: .credential, id: row.id, reason: Self.columnProblem(error))
+            }
+        }
+        return result
     }
 
     /// Deletes the credential with `id` (its history stays).
@@ -314,8 +376,15 @@ extension CredentialStore {
         }
     }
 
-    /// Every history entry, oldest first.
+    /// Every history entry that can be read back, oldest first (``readHistory()`` also names
+    /// the ones that cannot).
     public func history() throws(WalletError) -> [HistoryEntry] {
+        try readHistory().readable
+    }
+
+    /// Every history entry, oldest first: the readable ones, and the ones that cannot be read
+    /// back.
+    public func readHistory() throws(WalletError) -> (readable: [HistoryEntry], unreadable: [UnreadableRow]) {
         let rows = try withDatabase { (db) throws(WalletError) in
             try sql { () throws(SQLiteError) in
                 try db.query(
@@ -333,17 +402,28 @@ extension CredentialStore {
                 }
             }
         }
-        return try rows.map { (r) throws(WalletError) in
+        var readable: [HistoryEntry] = []
+        var unreadable: [UnreadableRow] = []
+        for r in rows {
             guard let channel = PresentationChannel(rawValue: r.channel),
                 let decision = HistoryDecision(name: r.decision, reason: r.reason)
             else {
-                throw .corruptHistory(entry: r.id, reason: "unknown channel or decision")
+                unreadable.append(
+                    UnreadableRow(kind: .historyEntry, id: "\(r.id)", reason: "unknown channel or decision"))
+                continue
             }
-            return HistoryEntry(
-                time: Date(timeIntervalSince1970: r.time), channel: channel, requesterName: r.name,
-                requesterIdentifier: r.identifier, authentication: r.authentication, docType: r.docType,
-                elementsSent: try JSONList.decode(history: r.elements, entry: r.id), decision: decision)
+            guard let elements = try? JSONList.decode(history: r.elements, entry: r.id) else {
+                unreadable.append(
+                    UnreadableRow(kind: .historyEntry, id: "\(r.id)", reason: "its element list is not readable"))
+                continue
+            }
+            readable.append(
+                HistoryEntry(
+                    time: Date(timeIntervalSince1970: r.time), channel: channel, requesterName: r.name,
+                    requesterIdentifier: r.identifier, authentication: r.authentication, docType: r.docType,
+                    elementsSent: elements, decision: decision))
         }
+        return (readable, unreadable)
     }
 }
 

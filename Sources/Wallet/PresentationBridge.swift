@@ -11,9 +11,14 @@ extension StoredCredential {
 
 extension CredentialStore {
     /// Every stored credential valid at `time`, ready to present (both BLE and online flows
-    /// answer from this).
-    public func presentableCredentials(at time: Date = Date()) throws(WalletError) -> [PresentableCredential] {
-        try credentials().filter { $0.validFrom <= time && time <= $0.validUntil }.map(\.presentable)
+    /// answer from this). A credential whose row cannot be read back is left out and passed to
+    /// `unreadable`, so one damaged row does not stop the others from being presented.
+    public func presentableCredentials(
+        at time: Date = Date(), unreadable: (UnreadableRow) -> Void = { _ in }
+    ) throws(WalletError) -> [PresentableCredential] {
+        let (readable, broken) = try readCredentials()
+        for row in broken { unreadable(row) }
+        return readable.filter { $0.validFrom <= time && time <= $0.validUntil }.map(\.presentable)
     }
 
     /// Writes what a presentation did to the history: one entry per document, never values.

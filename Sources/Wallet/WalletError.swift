@@ -123,6 +123,25 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
                 return
                     "the credential store \(path) is busy (another mdoc-holder is writing to it): \(error). Try again."
             }
+            let directory = (path as NSString).deletingLastPathComponent
+            let directoryWritable = FileManager.default.isWritableFile(atPath: directory.isEmpty ? "." : directory)
+            if error.isReadOnly || (error.isCannotOpen && !directoryWritable) {
+                return "the credential store \(path) cannot be written: the file or its directory "
+                    + "\(directory.isEmpty ? "." : directory) is read-only (a store needs to write beside itself). "
+                    + "Make both writable by this user, or give another path with --store."
+            }
+            if error.isDiskFull {
+                return "the disk holding the credential store \(path) is full; free some space and try again "
+                    + "(nothing was changed)."
+            }
+            if error.isCannotOpen {
+                return "the credential store \(path) cannot be opened or created; check that its directory exists "
+                    + "and is writable by this user, or give another path with --store."
+            }
+            if error.isCorrupt {
+                return "the credential store \(path) is damaged (\(error.message)); restore it from a backup, or "
+                    + "move it away and import the credentials again."
+            }
             return "credential store \(path): \(error)."
         case .secureArea(let error):
             return "\(error)."

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BoundedFile
 import CBOR
 import Foundation
 import MdocCrypto
@@ -61,18 +62,31 @@ struct CredentialsCommand: ParsableCommand {
                 if deviceKey != nil { throw ValidationError("give --device-key or --key, not both") }
                 throw WalletError.deviceKeyMissing
             }
+            let keyPEM = try deviceKey.map {
+                String(decoding: try WalletCLI.readFile($0, what: "device key", limit: InputLimit.key), as: UTF8.self)
+            }
             let anchors = try trustAnchors.flatMap { try WalletCLI.readCertificates($0) }
             if noVerifyIssuer {
                 WalletCLI.warn("warning: importing without verifying the issuer (--no-verify-issuer)")
             }
             let ids: [String]
+            let isNewStore = !FileManager.default.fileExists(atPath: store.resolvedPath)
             if let keyID {
+                guard !isNewStore else {
+                    throw ValidationError(
+                        "--key \(keyID): there is no store at \(store.resolvedPath) yet, so no key of it either")
+                }
                 ids = try store.open().import(
                     fileBytes: bytes, keyID: keyID, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
             } else {
-                let keyPEM = String(decoding: try WalletCLI.readFile(deviceKey!, what: "device key"), as: UTF8.self)
+                if isNewStore {
+                    // A new store is created only for an import that succeeds: every check runs
+                    // first on a store in memory (with a throw-away software area).
+                    try CredentialStore(path: ":memory:", secureAreas: .ephemeral()).import(
+                        fileBytes: bytes, deviceKeyPEM: keyPEM!, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
+                }
                 ids = try store.open().import(
-                    fileBytes: bytes, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
+                    fileBytes: bytes, deviceKeyPEM: keyPEM!, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
             }
             for id in ids { Output.line(id) }
         }
@@ -97,11 +111,13 @@ struct CredentialsCommand: ParsableCommand {
             var rows = [["ID", "DOC TYPE", "STATUS", "VALID UNTIL", "ELEMENTS", "ISSUER"]]
             for c in credentials {
                 rows.append([
-                    c.id, c.docType, status(c.validFrom, c.validUntil, now), RFC3339.string(from: c.validUntil),
+                    c.id, c.docType, c.problem == nil ? status(c.validFrom, c.validUntil, now) : "UNREADABLE",
+                    RFC3339.string(from: c.validUntil),
                     String(c.elements.count), c.issuerSubject ?? "-",
                 ])
             }
             for line in WalletCLI.table(rows) { Output.line(line) }
+            for c in credentials { if let problem = c.problem { WalletCLI.warn("warning: \(problem)") } }
         }
     }
 

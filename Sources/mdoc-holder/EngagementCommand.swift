@@ -62,7 +62,8 @@ struct EngagementCommand: ParsableCommand {
         case .uri:
             Output.line(engagement.uri)
         case .terminal:
-            Output.line(try QRCode(text: engagement.uri).terminalString())
+            let colours = TerminalColours.wanted(fd: 1, environment: ProcessInfo.processInfo.environment)
+            Output.line(try QRCode(text: engagement.uri).terminalString(colours: colours))
             Output.line(engagement.uri)
             Output.line("")
             Output.line("DeviceEngagement (\(engagement.bytes.count) bytes):")

@@ -15,7 +15,8 @@ struct HistoryCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let entries = try store.openExisting()?.history() ?? []
+        let (entries, unreadable) = try store.openExisting()?.readHistory() ?? ([], [])
+        for row in unreadable { WalletCLI.warn("warning: \(row)") }
         if json { return try WalletCLI.printJSON(entries) }
         guard !entries.isEmpty else {
             WalletCLI.warn("No presentations yet.")

@@ -19,8 +19,10 @@ struct PresentCommand: AsyncParsableCommand {
         commandName: "present",
         abstract: "Present credentials to a reader over Bluetooth LE (ISO/IEC 18013-5).",
         discussion: """
-            Serves readers one session at a time until stopped, or exactly one with --once (exit 0 after a \
-            successful presentation, 1 otherwise). The bus is the system bus, or DBUS_SYSTEM_BUS_ADDRESS when set.
+            Serves readers one session at a time until stopped, or exactly one with --once. Exit status with \
+            --once: 0 when a response with at least one element went out, 2 when a response went out but released \
+            nothing (declined, untrusted reader, no matching credential), 1 on failure (no response delivered, \
+            timeout, error). The bus is the system bus, or DBUS_SYSTEM_BUS_ADDRESS when set.
             """)
 
     @Option(help: "The Bluetooth adapter.")
@@ -96,7 +98,7 @@ struct PresentCommand: AsyncParsableCommand {
         }
         var anchors: [Certificate] = []
         for path in readerTrust {
-            let certs = try Certificate.parsePEM(String(contentsOfFile: path, encoding: .utf8))
+            let certs = try WalletCLI.readCertificates(path)
             guard !certs.isEmpty else { throw ValidationError("\(path) holds no PEM certificate") }
             anchors += certs
         }
@@ -116,8 +118,12 @@ struct PresentCommand: AsyncParsableCommand {
         let configuration = HolderConfiguration(
             readerTrustAnchors: anchors, untrustedReaders: policy, deviceAuth: deviceAuthMode)
         let l2capListener = openL2CAP()
+        var reported: Set<UnreadableRow> = []
         while true {
-            let credentials = try wallet.presentableCredentials()
+            let credentials = try wallet.presentableCredentials { row in
+                // Once per damaged row, not once per session.
+                if reported.insert(row).inserted { WalletCLI.warn("mdoc-holder: not presented: \(row)") }
+            }
             guard !credentials.isEmpty else {
                 throw WalletCLIError(
                     "no valid credential in the store: import one with `mdoc-holder credentials import`")
@@ -140,9 +146,12 @@ struct PresentCommand: AsyncParsableCommand {
             WalletCLI.warn(Self.summary(result))
             if once {
                 // A device key that could not be used answered status 10: not a presentation.
-                if case .deviceKeyUnusable? = result.holderEnd { throw ExitCode(1) }
-                if !result.isSuccess { throw ExitCode(1) }
-                return
+                if case .deviceKeyUnusable? = result.holderEnd { throw ExitCode(PresentOutcome.failed.exitCode) }
+                switch PresentOutcome(result) {
+                case .released: return
+                case .nothingReleased: throw ExitCode(PresentOutcome.nothingReleased.exitCode)
+                case .failed: throw ExitCode(PresentOutcome.failed.exitCode)
+                }
             }
         }
     }
@@ -167,7 +176,10 @@ struct PresentCommand: AsyncParsableCommand {
                 Output.line(engagement.uri)
             case .terminal:
                 guard let code = try? QRCode(text: engagement.uri) else { continue }
-                let text = code.terminalString() + engagement.uri
+                // Standard error when standard output carries the URI alone.
+                let colours = TerminalColours.wanted(
+                    fd: uriOnStdout ? 2 : 1, environment: ProcessInfo.processInfo.environment)
+                let text = code.terminalString(colours: colours) + engagement.uri
                 // Standard output carries the URI alone when it was asked for.
                 if uriOnStdout { WalletCLI.warn(text) } else { Output.line(text) }
             case .png(let path):
@@ -202,7 +214,7 @@ struct PresentCommand: AsyncParsableCommand {
             }
         }
         let mode = result.mode.map { " over \($0.rawValue) mode\(result.overL2CAP ? " (L2CAP)" : "")" } ?? ""
-        let end = result.holderEnd.map { "\($0)" } ?? result.transportEnd.map { "\($0)" } ?? "ended"
+        let end = result.endDescription
         return "session: \(parts.isEmpty ? "no request" : parts.joined(separator: "; ")) (\(end))\(mode)"
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BoundedFile
 import Foundation
 import MdocCrypto
 import Wallet
@@ -55,24 +56,19 @@ enum WalletCLI {
         Output.line(text.replacingOccurrences(of: #"\[\n\s*\]"#, with: "[]", options: .regularExpression))
     }
 
-    /// The bytes of `path`, or of standard input for "-".
-    static func readFile(_ path: String, what: String) throws -> [UInt8] {
-        if path == "-" { return [UInt8](FileHandle.standardInput.readDataToEndOfFile()) }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-            throw WalletCLIError("cannot read the \(what) \(path): \(reason)")
-        }
-        defer { try? handle.close() }
+    /// The bytes of `path`, or of standard input for "-", at most `limit` (a credential file's
+    /// by default): a larger file, a directory or a FIFO without a writer is refused at once.
+    static func readFile(_ path: String, what: String, limit: Int = InputLimit.credential) throws -> [UInt8] {
         do {
-            return [UInt8](try handle.readToEnd() ?? Data())
+            return try BoundedFile.read(path, limit: limit, what: what)
         } catch {
-            throw WalletCLIError("cannot read the \(what) \(path): \(error.localizedDescription)")
+            throw WalletCLIError(error.description)
         }
     }
 
     /// The certificates of a PEM (one or more) or DER file.
     static func readCertificates(_ path: String) throws -> [Certificate] {
-        let bytes = try readFile(path, what: "trust anchor")
+        let bytes = try readFile(path, what: "trust anchor", limit: InputLimit.certificates)
         let text = String(decoding: bytes, as: UTF8.self)
         do {
             if text.contains("-----BEGIN") { return try Certificate.parsePEM(text) }

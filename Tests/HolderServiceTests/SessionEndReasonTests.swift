@@ -61,3 +61,23 @@ struct SessionEndReasonTests {
                 .hasPrefix("error: "))
     }
 }
+
+extension SessionEndReasonTests {
+    @Test func aSessionCutByATransportTimeoutEndsWithTimeout() throws {
+        var stalled = try Self.result(
+            responses: 1, records: [.sent], holderEnd: .transportClosed, transportEnd: .disconnected)
+        stalled.timedOut = .drain
+        #expect(SessionEndReason.proximity(stalled) == "timeout")
+        var silent = try Self.result(responses: 0, records: [], holderEnd: .holderEnded, transportEnd: .holderEnded)
+        silent.timedOut = .firstRequest
+        #expect(SessionEndReason.proximity(silent) == "timeout")
+    }
+
+    @Test func aBLEProtocolErrorIsNamedNotCalledADisconnect() throws {
+        let reason = SessionEndReason.proximity(
+            try Self.result(
+                responses: 0, records: [], holderEnd: .transportClosed,
+                transportEnd: .protocolError(.messageTooLarge(size: 300_000, limit: 262_144))))
+        #expect(reason.hasPrefix("error: BLE protocol error: a message of at least 300000 bytes"))
+    }
+}

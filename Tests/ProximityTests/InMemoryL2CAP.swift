@@ -13,6 +13,9 @@ final class InMemoryL2CAPChannel: MdocL2CAPChannel, @unchecked Sendable {
     var keep: InMemoryL2CAPChannel?
     /// Every piece this end sent, in order.
     private(set) var sent: [[UInt8]] = []
+    /// Sends block until the channel is closed, then throw: a peer that stopped reading, its
+    /// socket buffer full.
+    var stallSends = false
 
     static func pair() -> (InMemoryL2CAPChannel, InMemoryL2CAPChannel) {
         let a = InMemoryL2CAPChannel()
@@ -23,6 +26,10 @@ final class InMemoryL2CAPChannel: MdocL2CAPChannel, @unchecked Sendable {
     }
 
     func send(_ bytes: [UInt8]) async throws {
+        if lock.withLock({ stallSends }) {
+            while !isClosed { try? await Task.sleep(for: .milliseconds(10)) }
+            throw CancellationError()
+        }
         guard let peer, !isClosed else { throw CancellationError() }
         lock.withLock { sent.append(bytes) }
         peer.deliver(bytes)

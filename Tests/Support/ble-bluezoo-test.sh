@@ -107,6 +107,7 @@ assert sorted(e["channel"] for e in h) == ["ble", "online"] and all(e["decision"
 # 2. An unauthenticated reader is refused by policy: no data.
 present untrusted "$tmp/wallet.sqlite" refuse
 if [ "$reader_exit" = 1 ]; then ok; else ko "untrusted: the reader gets no documents (exit $reader_exit)" "$tmp/untrusted.reader.err"; fi
+if [ "$holder_exit" = 2 ]; then ok; else ko "untrusted: present --once exits 2 (a response that released nothing) (exit $holder_exit)" "$tmp/untrusted.holder.err"; fi
 if python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["documents"] == [] and r["documentErrors"], r' "$tmp/untrusted.reader.out"; then ok; else ko "untrusted: documentErrors only" "$tmp/untrusted.reader.out"; fi
 
 # 2b. A replayed readerAuth: the trusted reader's key signed another session of this engagement and
@@ -198,6 +199,66 @@ if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] \
   && grep -q "L2CAP not offered, GATT only" "$tmp/l2cap-central-fallback.reader.err" \
   && grep -q "subscribed and started the session" "$tmp/l2cap-central-fallback.reader.err"; then ok
 else ko "l2cap-central-fallback: --l2cap in central-client mode falls back to GATT" "$tmp/l2cap-central-fallback.reader.err"; fi
+
+# uuid_of URI: the peripheral-server service UUID of an mdoc: engagement URI.
+uuid_of() {
+  .venv-test/bin/python3 -c '
+import base64, cbor2, sys, uuid
+b = sys.argv[1][len("mdoc:"):]
+e = cbor2.loads(base64.urlsafe_b64decode(b + "=" * (-len(b) % 4)))
+print(uuid.UUID(bytes=[m for m in e[2] if m[0] == 2][0][2][10]))' "$1"
+}
+
+# 9. A hostile reader writes State 0x01 and a request but never subscribes to Server2Client,
+# so the holder's answer can never leave: the session still ends (drain timeout, 10 s), the
+# link is dropped, and `present --once` exits 1 (nothing delivered).
+bus="$tmp/bus-hostile"
+if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
+  start=$(date +%s)
+  DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 60 "$bin/mdoc-holder" present --adapter hci0 --once --qr uri \
+    --consent "policy:$tmp/policy.toml" --store "$tmp/wallet.sqlite" >"$tmp/hostile.holder.out" 2>"$tmp/hostile.holder.err" &
+  holder_pid=$!
+  uri=""
+  for _ in $(seq 1 150); do uri=$(grep -m1 '^mdoc:' "$tmp/hostile.holder.out" 2>/dev/null) && [ -n "$uri" ] && break; sleep 0.1; done
+  DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 70 /usr/bin/python3 Tests/Support/hostile_reader.py hci1 "$(uuid_of "$uri")" \
+    no-subscribe 40 >"$tmp/hostile.reader.out" 2>"$tmp/hostile.reader.err" &
+  reader_pid=$!
+  wait "$holder_pid"; holder_exit=$?
+  holder_pid=""
+  elapsed=$(($(date +%s) - start))
+  wait "$reader_pid"
+  if [ "$holder_exit" = 1 ] && [ "$elapsed" -le 30 ] && grep -q "did not take the holder's message" "$tmp/hostile.holder.err"
+  then ok; else ko "hostile: a reader that never subscribes cannot hold present --once (exit $holder_exit after ${elapsed} s)" "$tmp/hostile.holder.err"; fi
+  if grep -q '"released": true' "$tmp/hostile.reader.out"; then ok
+  else ko "hostile: the holder dropped the reader's link" "$tmp/hostile.reader.out"; cat "$tmp/hostile.reader.err"; fi
+  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+else ko "hostile: BlueZoo did not start"; fi
+
+# 10. The same reader against a kiosk (`serve --kiosk`): the session ends and the kiosk arms a
+# fresh engagement within the drain timeout.
+bus="$tmp/bus-hostile-kiosk"
+if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
+  DBUS_SYSTEM_BUS_ADDRESS="$address" "$bin/mdoc-holder" serve --kiosk --consent "policy:$tmp/policy.toml" \
+    --qr "png:$tmp/kiosk.png" --store "$tmp/wallet.sqlite" 2>"$tmp/hostile-kiosk.err" &
+  holder_pid=$!
+  for _ in $(seq 1 100); do [ -s "$tmp/kiosk.png" ] && break; sleep 0.1; done
+  first=$(stat -c %i "$tmp/kiosk.png" 2>/dev/null)
+  uri=$(zbarimg -q --raw -Sdisable -Sqrcode.enable "$tmp/kiosk.png" 2>/dev/null)
+  DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 70 /usr/bin/python3 Tests/Support/hostile_reader.py hci1 "$(uuid_of "$uri")" \
+    no-subscribe 40 >"$tmp/hostile-kiosk.reader.out" 2>"$tmp/hostile-kiosk.reader.err"
+  rearmed=no
+  for _ in $(seq 1 100); do
+    [ -n "$first" ] && [ "$(stat -c %i "$tmp/kiosk.png" 2>/dev/null)" != "$first" ] && { rearmed=yes; break; }
+    sleep 0.1
+  done
+  kill "$holder_pid" 2>/dev/null; wait "$holder_pid" 2>/dev/null
+  holder_pid=""
+  if [ "$rearmed" = yes ] && grep -q '"released": true' "$tmp/hostile-kiosk.reader.out" \
+    && grep -q "ended (timeout)" "$tmp/hostile-kiosk.err"; then ok
+  else ko "hostile-kiosk: the kiosk drops a reader that never subscribes and re-arms" "$tmp/hostile-kiosk.err"
+    cat "$tmp/hostile-kiosk.reader.out" "$tmp/hostile-kiosk.reader.err"; fi
+  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+else ko "hostile-kiosk: BlueZoo did not start"; fi
 
 echo "bluezoo: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

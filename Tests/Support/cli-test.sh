@@ -135,5 +135,78 @@ fails "reader refuses the Annex D deviceMac with its payload attached" 1 "$bin/m
   --transcript "$tmp/transcript.hex" --trust-anchor "$tmp/iaca.pem" --at 2021-06-01T00:00:00Z --reader-key "$tmp/reader.pem"
 check "engagement --qr uri prints one mdoc: line" bash -c "'$bin/mdoc-holder' engagement --qr uri | grep -qx 'mdoc:[A-Za-z0-9_-]*'"
 
+# Bounded input: an endless stdin, an endless device, a FIFO nobody writes to and a directory
+# are refused at once (well under the 10 s bound), with a message that says what is wrong.
+within() {  # within NAME SECONDS PATTERN COMMAND...: fails in time, exit 1, stderr matching PATTERN
+  local name=$1 limit=$2 pattern=$3; shift 3
+  local start; start=$(date +%s%N)
+  timeout "$((limit + 5))" "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
+  local ms=$((($(date +%s%N) - start) / 1000000))
+  if [ "$got" = 1 ] && [ "$ms" -le $((limit * 1000)) ] && grep -q -- "$pattern" "$tmp/err"; then passed=$((passed + 1))
+  else failed=$((failed + 1)); echo "FAIL: $name (exit $got after $ms ms)"; sed 's/^/  /' "$tmp/err" | head -3; fi
+}
+within "an endless stdin stops at 16 MiB" 10 "larger than 16 MiB" bash -c \
+  "'$bin/mdoc-holder' credentials import - --device-key '$tmp/device.pem' --store '$tmp/limits.sqlite' </dev/zero"
+within "an endless credential file stops at 16 MiB" 10 "larger than 16 MiB" "$bin/mdoc-holder" credentials import \
+  /dev/zero --device-key "$tmp/device.pem" --store "$tmp/limits.sqlite"
+within "an endless device key stops at 8 KiB" 10 "device key /dev/zero is larger than 8 KiB" "$bin/mdoc-holder" \
+  credentials import "$tmp/mdl.cbor" --device-key /dev/zero --store "$tmp/limits.sqlite"
+within "an endless trust anchor stops at 64 KiB" 10 "larger than 64 KiB" "$bin/mdoc-holder" credentials import \
+  "$tmp/mdl.cbor" --device-key "$tmp/device.pem" --trust-anchor /dev/zero --store "$tmp/limits.sqlite"
+mkfifo "$tmp/fifo"
+within "a FIFO without a writer is refused at once" 3 "named pipe with no writer" "$bin/mdoc-holder" credentials \
+  import "$tmp/fifo" --device-key "$tmp/device.pem" --store "$tmp/limits.sqlite"
+within "a directory is refused with what to do" 3 "it is a directory" "$bin/mdoc-holder" credentials import \
+  "$tmp" --device-key "$tmp/device.pem" --store "$tmp/limits.sqlite"
+within "an endless policy file stops at 1 MiB" 10 "larger than 1 MiB" "$bin/mdoc-holder" present --once \
+  --consent policy:/dev/zero --store "$tmp/limits.sqlite"
+check "none of these created a store" test ! -e "$tmp/limits.sqlite"
+check "a credential piped on stdin imports" bash -c \
+  "'$bin/mdoc-holder' credentials import - --device-key '$tmp/device.pem' --trust-anchor '$tmp/pki/iaca.pem' --store '$tmp/stdin.sqlite' <'$tmp/mdl.cbor'"
+
+# A failed import into a new store path creates nothing: no file, no directory.
+fails "an untrusted import into a new store fails" 1 "$bin/mdoc-holder" credentials import "$tmp/mdl.cbor" \
+  --device-key "$tmp/device.pem" --trust-anchor Fixtures/pki/reader-ca.pem --store "$tmp/new/dir/wallet.sqlite"
+check "and creates neither the store nor its directory" test ! -e "$tmp/new"
+check "a store path that is a directory says so" bash -c \
+  "'$bin/mdoc-holder' credentials import '$tmp/mdl.cbor' --device-key '$tmp/device.pem' --trust-anchor '$tmp/pki/iaca.pem' --store '$tmp/pki' 2>&1 | grep -q 'it is a directory; give the path of the store file'"
+
+# A full disk and a read-only file system get a message that says so and what to do (needs
+# to mount a small tmpfs: root, as in CI; said when not possible).
+mnt="$tmp/mnt"
+mkdir -p "$mnt"
+if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
+  check "a full disk says so" bash -c "'$bin/mdoc-holder' credentials import '$tmp/mdl.cbor' --device-key '$tmp/device.pem' \
+    --trust-anchor '$tmp/pki/iaca.pem' --store '$mnt/wallet.sqlite' 2>&1 | grep -q 'is full; free some space'"
+  umount "$mnt"
+  mount -t tmpfs -o size=1m tmpfs "$mnt"
+  "$bin/mdoc-holder" credentials import "$tmp/mdl.cbor" --device-key "$tmp/device.pem" \
+    --trust-anchor "$tmp/pki/iaca.pem" --store "$mnt/wallet.sqlite" >/dev/null
+  mount -o remount,ro "$mnt"
+  check "a read-only file system says so" bash -c "'$bin/mdoc-holder' credentials delete 0123456789abcdef \
+    --store '$mnt/wallet.sqlite' 2>&1 | grep -q 'is read-only'"
+  umount "$mnt"
+else
+  echo "cli: the full-disk and read-only cases did not run: cannot mount a tmpfs here"
+fi
+
+# Four processes creating the same new store at once, CREATORS_ROUNDS times (default 150:
+# 600 creations, enough to see a 1 % failure rate with 99.8 % probability): every import succeeds.
+for i in 1 2 3 4; do
+  "$bin/mdoc-issuer" issue --claims Fixtures/mdl-claims.json --pki "$tmp/pki" --out "$tmp/c$i.cbor" \
+    --new-device-key "$tmp/k$i.pem" >/dev/null || echo "FAIL: issuing credential $i"
+done
+rounds=${CREATORS_ROUNDS:-150} lost=0
+for r in $(seq 1 "$rounds"); do
+  for i in 1 2 3 4; do
+    "$bin/mdoc-holder" credentials import "$tmp/c$i.cbor" --device-key "$tmp/k$i.pem" --trust-anchor "$tmp/pki/iaca.pem" \
+      --store "$tmp/race$r/wallet.sqlite" >/dev/null 2>"$tmp/race.err$i" &
+  done
+  for i in 1 2 3 4; do wait -n || { lost=$((lost + 1)); cat "$tmp"/race.err* | head -2; }; done
+  rm -rf "$tmp/race$r"
+done
+echo "cli: four concurrent creators, $rounds rounds: $lost of $((rounds * 4)) imports failed"
+if [ "$lost" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: concurrent creators"; fi
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

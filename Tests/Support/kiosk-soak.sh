@@ -105,6 +105,9 @@ echo "kiosk soak: bounds: fds +0, RSS +$rss_bound_kb kB; BlueZoo restarts seen b
 drawn=$(grep -c $'\e\[2J' "$tmp/tty.out")
 echo "kiosk soak: QR codes drawn on $(cat "$tmp/tty.name"): $drawn"
 [ "$drawn" -gt "$sessions" ] || fail "$drawn QR codes drawn on the terminal for $sessions sessions" "$tmp/serve.err"
+# Explicit colours on a terminal (white on black, reset after each line), so the code scans
+# on light and dark terminal themes alike.
+grep -q $'\e\[97;40m' "$tmp/tty.out" || fail "the QR code on the terminal has no explicit colours"
 [ "$fds_end" -le "$fds_start" ] || fail "open fds grew from $fds_start to $fds_end"
 [ $((rss_end - rss_start)) -le "$rss_bound_kb" ] || fail "RSS grew by $((rss_end - rss_start)) kB"
 echo "kiosk soak: passed"

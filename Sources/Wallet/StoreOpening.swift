@@ -1,0 +1,84 @@
+import Foundation
+import SQLite
+import SecureArea
+
+/// How the credential store's file is opened: never changing a file that is not ours, and
+/// safe when several processes create the same new store at once.
+///
+/// 1. An existing, non-empty file is first looked at read-only: its `application_id`,
+///    `user_version` and tables. Another application's database is refused before anything
+///    is written to it (opening it read-write would switch it to WAL).
+/// 2. The file is then opened read-write (WAL, busy timeout) and migrated in one IMMEDIATE
+///    transaction.
+/// 3. Both steps are retried, with a short random pause, while SQLite reports the file busy
+///    or locked (another process creating or migrating the same store: a few steps of
+///    SQLite's, such as switching the journal to WAL, fail at once instead of waiting), for
+///    up to ``retryWindow``.
+enum StoreOpening {
+    /// How long opening keeps retrying while another process holds the file.
+    static let retryWindow: Duration = .seconds(15)
+
+    static func open(path: String, secureAreas: SecureAreaRegistry) throws(WalletError) -> SQLiteDatabase {
+        let clock = ContinuousClock()
+        let deadline = clock.now + retryWindow
+        while true {
+            do throws(WalletError) {
+                try checkOwnership(path: path)
+                let database: SQLiteDatabase
+                do {
+                    database = try SQLiteDatabase(path: path, flags: [.readWrite, .create], fileMode: 0o600)
+                } catch {
+                    if error.isNotADatabase { throw .notAWallet(path: path, reason: "not an SQLite database") }
+                    throw .database(path: path, error)
+                }
+                try KeyMigration.openAndMigrate(database, path: path, secureAreas: secureAreas)
+                return database
+            } catch {
+                guard case .database(_, let sqlite) = error, sqlite.isBusy, clock.now < deadline else { throw error }
+                Thread.sleep(forTimeInterval: Double.random(in: 0.005...0.05))
+            }
+        }
+    }
+
+    /// Refuses, without writing anything, an existing non-empty file that is not an SQLite
+    /// database or that belongs to another application. An empty file, a missing one, a
+    /// store of ours, and an SQLite file with no tables yet pass.
+    static func checkOwnership(path: String) throws(WalletError) {
+        guard path != ":memory:", !path.isEmpty,
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let size = attributes[.size] as? NSNumber, size.intValue > 0
+        else { return }
+        let database: SQLiteDatabase
+        do {
+            database = try SQLiteDatabase(path: path, flags: [.readOnly])
+        } catch {
+            if error.isNotADatabase { throw .notAWallet(path: path, reason: "not an SQLite database") }
+            throw .database(path: path, error)
+        }
+        do {
+            // One read transaction: both values from the same state of a file another process
+            // may be creating right now.
+            let (applicationID, tables) = try database.transaction(.deferred) {
+                (
+                    try database.query("PRAGMA application_id") { $0.int64(0) }.first ?? 0,
+                    try database.query("SELECT count(*) FROM sqlite_schema") { $0.int64(0) }.first ?? 0
+                )
+            }
+            if applicationID == Schema.applicationID { return }
+            if applicationID != 0 {
+                throw WalletError.notAWallet(
+                    path: path, reason: "its application_id is \(applicationID), not mdoc-holder's")
+            }
+            if tables > 0 {
+                throw WalletError.notAWallet(path: path, reason: "it holds \(tables) tables of another schema")
+            }
+        } catch let error as WalletError {
+            throw error
+        } catch let error as SQLiteError {
+            if error.isNotADatabase { throw .notAWallet(path: path, reason: "not an SQLite database") }
+            throw .database(path: path, error)
+        } catch {
+            throw .storeLocation(path: path, reason: "\(error)")
+        }
+    }
+}
