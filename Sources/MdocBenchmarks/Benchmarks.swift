@@ -14,7 +14,7 @@ struct Benchmarks {
         let arguments = CommandLine.arguments
         let fast = arguments.contains("--quick")
         let scale = fast ? 10 : 1
-        let tcti = arguments.firstIndex(of: "--tpm-tcti").flatMap {
+        let tcti: String? = arguments.firstIndex(of: "--tpm-tcti").flatMap {
             arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
         }
         if arguments.contains("--secure-areas") {
@@ -23,7 +23,7 @@ struct Benchmarks {
         }
         print("mdoc-benchmarks (\(fast ? "quick" : "full") run; CPU time of one thread; release build recommended)")
         // `--only holder|reader|online` runs one part (for a profiler).
-        let only = arguments.firstIndex(of: "--only").flatMap {
+        let only: String? = arguments.firstIndex(of: "--only").flatMap {
             arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
         }
         let openssl = try OpenSSLFloor()

@@ -258,9 +258,10 @@ extension CredentialStore {
     /// Which part of a credential row failed to read, without the error's details (which
     /// could quote what the row holds).
     static func columnProblem(_ error: WalletError) -> String {
-        if case .corruptCredential(_, let reason) = error, reason.hasPrefix("the device key") {
+        if case .corruptCredential(_, let reason) = error, reason.contains("device key") {
             return "its device key is not readable"
         }
+        if case .secureArea = error { return "its device key's secure area cannot be used" }
         return "its IssuerSigned data is not readable"
     }
 

@@ -47,10 +47,13 @@ struct DamagedStoreTests {
         let db = try SQLiteDatabase(path: store.path)
         try db.execute(
             """
-            INSERT INTO credentials (id, doc_type, issuer_signed, device_key_pem, issuer_subject, valid_from,
+            INSERT INTO credentials (id, doc_type, issuer_signed, key_id, issuer_subject, valid_from,
                 valid_until, imported_at, elements)
-            SELECT 'ffffffffffffffff', doc_type, issuer_signed, device_key_pem, issuer_subject, valid_from,
+            SELECT 'ffffffffffffffff', doc_type, issuer_signed, key_id, issuer_subject, valid_from,
                 valid_until, imported_at + 1, elements FROM credentials;
+            INSERT INTO keys (id, secure_area, curve, public_key, key_blob, requires_passphrase, created_at)
+            SELECT 'eeeeeeeeeeeeeeee', 'carrier-pigeon', curve, public_key, key_blob, requires_passphrase, created_at
+            FROM keys;
             UPDATE credentials SET \(damage) WHERE id = 'ffffffffffffffff';
             """)
         return store
@@ -58,7 +61,7 @@ struct DamagedStoreTests {
 
     @Test(arguments: [
         "elements = 'not json'", "issuer_signed = x'00'",
-        "device_key_pem = '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----'",
+        "key_id = 'eeeeeeeeeeeeeeee'",
     ])
     func oneDamagedCredentialIsListedMarkedAndTheOthersStillPresent(damage: String) throws {
         let dir = try TemporaryDirectory()
@@ -78,7 +81,10 @@ struct DamagedStoreTests {
             #expect(presentable.first?.id != "ffffffffffffffff")
             #expect(unreadable.map(\.id) == ["ffffffffffffffff"])
             // The reason names the column, never its content.
-            #expect(unreadable.first.map { !$0.description.contains("AAAA") } == true)
+            #expect(unreadable.first.map { !$0.description.contains("carrier-pigeon") } == true)
+            if damage.hasPrefix("key_id") {
+                #expect(unreadable.first?.description.contains("device key") == true)
+            }
         }
     }
 
