@@ -109,6 +109,9 @@ public enum ConfigFileParser {
         var expectKey = true  // a key must start at the next character that is not a space
         var inKey = true  // between the start of a key and its "=" (or a header's "]")
         var inHeader = false
+        // The key expected starts a statement (a line): a comment or a blank line may stand
+        // there instead. Anywhere else (a header, after "." or "{" or ",") a key must follow.
+        var statementStart = true
         func starts(_ s: String, at index: Int) -> Bool {
             let pattern = Array(s.unicodeScalars)
             return index + pattern.count <= scalars.count && Array(scalars[index..<index + pattern.count]) == pattern
@@ -120,9 +123,13 @@ public enum ConfigFileParser {
         while i < scalars.count {
             let c = scalars[i]
             if c == "\n" {
+                if mode == .plain, inHeader || (expectKey && !statementStart) {
+                    throw refuse("expected a key before the end of the line")
+                }
                 line += 1
                 if mode == .comment || mode == .basic || mode == .literal { mode = .plain }
                 if mode == .plain, nesting.isEmpty {
+                    statementStart = true
                     expectKey = true
                     inKey = true
                     inHeader = false
@@ -134,6 +141,7 @@ public enum ConfigFileParser {
             case .plain:
                 if c == " " || c == "\t" || c == "\r" { break }
                 if c == "#" {
+                    if expectKey && !statementStart { throw refuse("expected a key, found a comment") }
                     mode = .comment
                     break
                 }
@@ -143,7 +151,9 @@ public enum ConfigFileParser {
                     )
                 }
                 if expectKey {
-                    if c == "[", nesting.isEmpty, !inHeader {
+                    let atStatement = statementStart
+                    statementStart = false
+                    if c == "[", nesting.isEmpty, !inHeader, atStatement {
                         // A table header: [name] or [[name]].
                         inHeader = true
                         if starts("[[", at: i) { i += 1 }
@@ -220,6 +230,9 @@ public enum ConfigFileParser {
                 }
             }
             i += 1
+        }
+        if mode == .plain, inHeader || (expectKey && !statementStart) {
+            throw refuse("expected a key before the end of the file")
         }
     }
 
