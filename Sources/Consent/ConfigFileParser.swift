@@ -139,7 +139,14 @@ public enum ConfigFileParser {
             }
             switch mode {
             case .plain:
-                if c == " " || c == "\t" || c == "\r" { break }
+                if c == "\r" {
+                    // TOML has \r only in \r\n; toml++ took a lone one for a key (fuzzing).
+                    guard i + 1 < scalars.count, scalars[i + 1] == "\n" else {
+                        throw refuse("a carriage return not followed by a line feed")
+                    }
+                    break
+                }
+                if c == " " || c == "\t" { break }
                 if c == "#" {
                     if expectKey && !statementStart { throw refuse("expected a key, found a comment") }
                     mode = .comment
@@ -164,6 +171,10 @@ public enum ConfigFileParser {
                     } else if isBareKey(c) {
                         expectKey = false
                     } else if c == "\"" || c == "\'" {
+                        // A key is a one-line string, never a multi-line one.
+                        if starts(c == "\"" ? "\"\"\"" : "\'\'\'", at: i) {
+                            throw refuse("a multi-line string cannot be a key")
+                        }
                         expectKey = false
                         mode = c == "\"" ? .basic : .literal
                     } else {
