@@ -112,6 +112,9 @@ public enum ConfigFileParser {
         // The key expected starts a statement (a line): a comment or a blank line may stand
         // there instead. Anywhere else (a header, after "." or "{" or ",") a key must follow.
         var statementStart = true
+        // A value must start at the next character that is not a space (after "=", or in
+        // an array after "[" or ","): toml++ asserts on a terminator there too (fuzzing).
+        var expectValue = false
         func starts(_ s: String, at index: Int) -> Bool {
             let pattern = Array(s.unicodeScalars)
             return index + pattern.count <= scalars.count && Array(scalars[index..<index + pattern.count]) == pattern
@@ -125,6 +128,9 @@ public enum ConfigFileParser {
             if c == "\n" {
                 if mode == .plain, inHeader || (expectKey && !statementStart) {
                     throw refuse("expected a key before the end of the line")
+                }
+                if mode == .plain, expectValue, nesting.last != "[" {
+                    throw refuse("expected a value before the end of the line")
                 }
                 line += 1
                 if mode == .comment || mode == .basic || mode == .literal { mode = .plain }
@@ -149,6 +155,7 @@ public enum ConfigFileParser {
                 if c == " " || c == "\t" { break }
                 if c == "#" {
                     if expectKey && !statementStart { throw refuse("expected a key, found a comment") }
+                    if expectValue && nesting.last != "[" { throw refuse("expected a value, found a comment") }
                     mode = .comment
                     break
                 }
@@ -156,6 +163,12 @@ public enum ConfigFileParser {
                     throw refuse(
                         "a character outside ASCII (U+\(String(c.value, radix: 16, uppercase: true))) outside a string or comment"
                     )
+                }
+                if expectValue {
+                    if c == "," || c == "}" || (c == "]" && nesting.last != "[") {
+                        throw refuse("expected a value, found '\(Character(c))'")
+                    }
+                    expectValue = false
                 }
                 if expectKey {
                     let atStatement = statementStart
@@ -184,7 +197,9 @@ public enum ConfigFileParser {
                 }
                 switch c {
                 case "." where inKey: expectKey = true
-                case "=" where inKey && !inHeader: inKey = false
+                case "=" where inKey && !inHeader:
+                    inKey = false
+                    expectValue = true
                 case "]" where inHeader && nesting.isEmpty:
                     inHeader = false
                     inKey = false
@@ -207,7 +222,9 @@ public enum ConfigFileParser {
                     nesting.append("{")
                     expectKey = true
                     inKey = true
-                case "[" where !inKey: nesting.append("[")
+                case "[" where !inKey:
+                    nesting.append("[")
+                    expectValue = true
                 case "]" where nesting.last == "[": nesting.removeLast()
                 case "}" where nesting.last == "{":
                     nesting.removeLast()
@@ -215,6 +232,7 @@ public enum ConfigFileParser {
                 case "," where nesting.last == "{" && !inKey:
                     expectKey = true
                     inKey = true
+                case "," where nesting.last == "[": expectValue = true
                 default: break
                 }
             case .comment:
@@ -242,8 +260,8 @@ public enum ConfigFileParser {
             }
             i += 1
         }
-        if mode == .plain, inHeader || (expectKey && !statementStart) {
-            throw refuse("expected a key before the end of the file")
+        if mode == .plain, inHeader || (expectKey && !statementStart) || expectValue {
+            throw refuse("expected a key or a value before the end of the file")
         }
     }
 
