@@ -109,6 +109,12 @@ public enum ConfigFileParser {
         var expectKey = true  // a key must start at the next character that is not a space
         var inKey = true  // between the start of a key and its "=" (or a header's "]")
         var inHeader = false
+        // The key expected starts a statement (a line): a comment or a blank line may stand
+        // there instead. Anywhere else (a header, after "." or "{" or ",") a key must follow.
+        var statementStart = true
+        // A value must start at the next character that is not a space (after "=", or in
+        // an array after "[" or ","): toml++ asserts on a terminator there too (fuzzing).
+        var expectValue = false
         func starts(_ s: String, at index: Int) -> Bool {
             let pattern = Array(s.unicodeScalars)
             return index + pattern.count <= scalars.count && Array(scalars[index..<index + pattern.count]) == pattern
@@ -120,9 +126,16 @@ public enum ConfigFileParser {
         while i < scalars.count {
             let c = scalars[i]
             if c == "\n" {
+                if mode == .plain, inHeader || (expectKey && !statementStart) {
+                    throw refuse("expected a key before the end of the line")
+                }
+                if mode == .plain, expectValue, nesting.last != "[" {
+                    throw refuse("expected a value before the end of the line")
+                }
                 line += 1
                 if mode == .comment || mode == .basic || mode == .literal { mode = .plain }
                 if mode == .plain, nesting.isEmpty {
+                    statementStart = true
                     expectKey = true
                     inKey = true
                     inHeader = false
@@ -132,8 +145,17 @@ public enum ConfigFileParser {
             }
             switch mode {
             case .plain:
-                if c == " " || c == "\t" || c == "\r" { break }
+                if c == "\r" {
+                    // TOML has \r only in \r\n; toml++ took a lone one for a key (fuzzing).
+                    guard i + 1 < scalars.count, scalars[i + 1] == "\n" else {
+                        throw refuse("a carriage return not followed by a line feed")
+                    }
+                    break
+                }
+                if c == " " || c == "\t" { break }
                 if c == "#" {
+                    if expectKey && !statementStart { throw refuse("expected a key, found a comment") }
+                    if expectValue && nesting.last != "[" { throw refuse("expected a value, found a comment") }
                     mode = .comment
                     break
                 }
@@ -142,8 +164,16 @@ public enum ConfigFileParser {
                         "a character outside ASCII (U+\(String(c.value, radix: 16, uppercase: true))) outside a string or comment"
                     )
                 }
+                if expectValue {
+                    if c == "," || c == "}" || (c == "]" && nesting.last != "[") {
+                        throw refuse("expected a value, found '\(Character(c))'")
+                    }
+                    expectValue = false
+                }
                 if expectKey {
-                    if c == "[", nesting.isEmpty, !inHeader {
+                    let atStatement = statementStart
+                    statementStart = false
+                    if c == "[", nesting.isEmpty, !inHeader, atStatement {
                         // A table header: [name] or [[name]].
                         inHeader = true
                         if starts("[[", at: i) { i += 1 }
@@ -154,6 +184,10 @@ public enum ConfigFileParser {
                     } else if isBareKey(c) {
                         expectKey = false
                     } else if c == "\"" || c == "\'" {
+                        // A key is a one-line string, never a multi-line one.
+                        if starts(c == "\"" ? "\"\"\"" : "\'\'\'", at: i) {
+                            throw refuse("a multi-line string cannot be a key")
+                        }
                         expectKey = false
                         mode = c == "\"" ? .basic : .literal
                     } else {
@@ -163,7 +197,9 @@ public enum ConfigFileParser {
                 }
                 switch c {
                 case "." where inKey: expectKey = true
-                case "=" where inKey && !inHeader: inKey = false
+                case "=" where inKey && !inHeader:
+                    inKey = false
+                    expectValue = true
                 case "]" where inHeader && nesting.isEmpty:
                     inHeader = false
                     inKey = false
@@ -186,7 +222,9 @@ public enum ConfigFileParser {
                     nesting.append("{")
                     expectKey = true
                     inKey = true
-                case "[" where !inKey: nesting.append("[")
+                case "[" where !inKey:
+                    nesting.append("[")
+                    expectValue = true
                 case "]" where nesting.last == "[": nesting.removeLast()
                 case "}" where nesting.last == "{":
                     nesting.removeLast()
@@ -194,6 +232,7 @@ public enum ConfigFileParser {
                 case "," where nesting.last == "{" && !inKey:
                     expectKey = true
                     inKey = true
+                case "," where nesting.last == "[": expectValue = true
                 default: break
                 }
             case .comment:
@@ -220,6 +259,9 @@ public enum ConfigFileParser {
                 }
             }
             i += 1
+        }
+        if mode == .plain, inHeader || (expectKey && !statementStart) || expectValue {
+            throw refuse("expected a key or a value before the end of the file")
         }
     }
 

@@ -35,7 +35,8 @@ for target in "${targets[@]}"; do
   # API): LeakSanitizer would stop at the first input. Memory errors are still caught; the
   # service parses its configuration once per process (docs/fuzzing.md).
   extra=(-detect_leaks=1)
-  [ "$target" = toml ] && extra=(-detect_leaks=0)
+  export ASAN_OPTIONS=detect_leaks=1
+  if [ "$target" = toml ]; then extra=(-detect_leaks=0); export ASAN_OPTIONS=detect_leaks=0; fi
   log=fuzz-corpus/$target.log
   FUZZ_TARGET=$target "$fuzzer" "$work" "${limit[@]}" "${extra[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 >"$log" 2>&1 || { tail -40 "$log"; echo "fuzz: $target FAILED (see crash-* above)"; exit 1; }
