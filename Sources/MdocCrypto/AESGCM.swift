@@ -30,24 +30,22 @@ public enum AESGCM {
         return output
     }
 
+    /// Encrypts into `out` (ciphertext, then the tag): every byte of it is written on success.
     private static func sealInto(_ out: UnsafeMutableBufferPointer<UInt8>, plaintext: [UInt8], context: OpaquePointer)
         -> Bool
     {
-        do {
-            var written: Int32 = 0
-            if !plaintext.isEmpty {
-                guard EVP_EncryptUpdate(context, out.baseAddress, &written, plaintext, Int32(plaintext.count)) == 1
-                else { return false }
-            }
-            // GCM's final step emits no bytes; give it a scratch buffer anyway.
-            var scratch = [UInt8](repeating: 0, count: tagSize)
-            var final: Int32 = 0
-            guard EVP_EncryptFinal_ex(context, &scratch, &final) == 1, final == 0,
-                Int(written) == plaintext.count
+        var written: Int32 = 0
+        if !plaintext.isEmpty {
+            guard EVP_EncryptUpdate(context, out.baseAddress, &written, plaintext, Int32(plaintext.count)) == 1
             else { return false }
-            return EVP_CIPHER_CTX_ctrl(
-                context, EVP_CTRL_GCM_GET_TAG, Int32(tagSize), out.baseAddress! + plaintext.count) == 1
         }
+        // GCM's final step emits no bytes; give it a scratch buffer anyway.
+        var scratch = [UInt8](repeating: 0, count: tagSize)
+        var final: Int32 = 0
+        guard EVP_EncryptFinal_ex(context, &scratch, &final) == 1, final == 0, Int(written) == plaintext.count
+        else { return false }
+        return EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(tagSize), out.baseAddress! + plaintext.count)
+            == 1
     }
 
     /// Checks the tag and decrypts `ciphertextAndTag` (ciphertext followed by the 16-byte tag).

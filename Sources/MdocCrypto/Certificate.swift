@@ -53,9 +53,8 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
         try self.init(adopting: x509)
     }
 
-    /// The certificates parsed most recently by ``cached(der:)``, newest last.
-    private static let recent = Mutex<[Certificate]>([])
-    private static let recentCapacity = 64
+    /// The certificates parsed most recently by ``cached(der:)``.
+    private static let recent = RecentlyUsed<Certificate>(capacity: 64)
 
     /// The certificate with this DER encoding: the same object as the last time these bytes
     /// were parsed, when they were among the last 64, otherwise a new one (which is kept).
@@ -65,19 +64,9 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
     /// OpenSSL 3.0 about twice an ECDSA verification (its public key goes through the generic
     /// decoder); a certificate is immutable, so sharing the parsed object changes nothing else.
     public static func cached(der: [UInt8]) throws(CryptoError) -> Certificate {
-        if let hit = recent.withLock({ certificates -> Certificate? in
-            guard let index = certificates.lastIndex(where: { $0.der == der }) else { return nil }
-            let certificate = certificates.remove(at: index)
-            certificates.append(certificate)
-            return certificate
-        }) {
-            return hit
-        }
+        if let hit = recent.find({ $0.der == der }) { return hit }
         let parsed = try Certificate(der: der)
-        recent.withLock { certificates in
-            certificates.append(parsed)
-            if certificates.count > recentCapacity { certificates.removeFirst(certificates.count - recentCapacity) }
-        }
+        recent.remember(parsed)
         return parsed
     }
 

@@ -7,14 +7,14 @@ internal import COpenSSL
 /// Each object is immutable and reference counted by OpenSSL; it is never freed, as a
 /// process-wide cache. Using them from several threads at once is what OpenSSL intends.
 enum FetchedAlgorithms {
-    nonisolated(unsafe) static let sha256: OpaquePointer = md("SHA2-256")
-    nonisolated(unsafe) static let sha384: OpaquePointer = md("SHA2-384")
-    nonisolated(unsafe) static let sha512: OpaquePointer = md("SHA2-512")
-    nonisolated(unsafe) static let aes128GCM: OpaquePointer = cipher("AES-128-GCM")
-    nonisolated(unsafe) static let aes192GCM: OpaquePointer = cipher("AES-192-GCM")
-    nonisolated(unsafe) static let aes256GCM: OpaquePointer = cipher("AES-256-GCM")
-    nonisolated(unsafe) static let hkdf: OpaquePointer = kdf("HKDF")
-    nonisolated(unsafe) static let hmac: OpaquePointer = mac("HMAC")
+    nonisolated(unsafe) static let sha256: OpaquePointer = fetch("SHA2-256", EVP_MD_fetch)
+    nonisolated(unsafe) static let sha384: OpaquePointer = fetch("SHA2-384", EVP_MD_fetch)
+    nonisolated(unsafe) static let sha512: OpaquePointer = fetch("SHA2-512", EVP_MD_fetch)
+    nonisolated(unsafe) static let aes128GCM: OpaquePointer = fetch("AES-128-GCM", EVP_CIPHER_fetch)
+    nonisolated(unsafe) static let aes192GCM: OpaquePointer = fetch("AES-192-GCM", EVP_CIPHER_fetch)
+    nonisolated(unsafe) static let aes256GCM: OpaquePointer = fetch("AES-256-GCM", EVP_CIPHER_fetch)
+    nonisolated(unsafe) static let hkdf: OpaquePointer = fetch("HKDF", EVP_KDF_fetch)
+    nonisolated(unsafe) static let hmac: OpaquePointer = fetch("HMAC", EVP_MAC_fetch)
 
     /// An HMAC context with SHA-256 set and no key, to duplicate per MAC.
     nonisolated(unsafe) static let hmacSHA256Prototype: OpaquePointer = {
@@ -28,24 +28,12 @@ enum FetchedAlgorithms {
     }()
 
     /// The default provider ships all of these; without them nothing here can work, so a
-    /// missing one stops the process with the reason.
-    private static func md(_ name: String) -> OpaquePointer {
-        guard let fetched = EVP_MD_fetch(nil, name, nil) else { preconditionFailure(missing(name)) }
-        return fetched
-    }
-
-    private static func cipher(_ name: String) -> OpaquePointer {
-        guard let fetched = EVP_CIPHER_fetch(nil, name, nil) else { preconditionFailure(missing(name)) }
-        return fetched
-    }
-
-    private static func kdf(_ name: String) -> OpaquePointer {
-        guard let fetched = EVP_KDF_fetch(nil, name, nil) else { preconditionFailure(missing(name)) }
-        return fetched
-    }
-
-    private static func mac(_ name: String) -> OpaquePointer {
-        guard let fetched = EVP_MAC_fetch(nil, name, nil) else { preconditionFailure(missing(name)) }
+    /// missing one stops the process with the reason. `fetcher` is `EVP_MD_fetch`,
+    /// `EVP_CIPHER_fetch`, `EVP_KDF_fetch` or `EVP_MAC_fetch`.
+    private static func fetch(
+        _ name: String, _ fetcher: (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> OpaquePointer?
+    ) -> OpaquePointer {
+        guard let fetched = fetcher(nil, name, nil) else { preconditionFailure(missing(name)) }
         return fetched
     }
 

@@ -1,5 +1,4 @@
 internal import COpenSSL
-import Synchronization
 
 /// An OpenSSL `X509_STORE` holding a set of trust anchors, built once per set and kept for the
 /// next validations against the same ``Certificate`` objects (a holder's configured reader
@@ -27,27 +26,15 @@ final class TrustStore: @unchecked Sendable {
         X509_STORE_free(store)
     }
 
-    /// The most recently used stores, newest last; a few distinct anchor sets are all a
-    /// process uses.
-    private static let recent = Mutex<[TrustStore]>([])
-    private static let capacity = 8
+    /// The most recently used stores; a few distinct anchor sets are all a process uses.
+    private static let recent = RecentlyUsed<TrustStore>(capacity: 8)
 
     /// The store for exactly these anchor objects, in this order: a cached one, or a new one
     /// that is cached. nil only when OpenSSL cannot allocate a store.
     static func cached(for anchors: [Certificate]) -> TrustStore? {
-        if let hit = recent.withLock({ stores -> TrustStore? in
-            guard let index = stores.firstIndex(where: { $0.holds(anchors) }) else { return nil }
-            let store = stores.remove(at: index)
-            stores.append(store)
-            return store
-        }) {
-            return hit
-        }
+        if let hit = recent.find({ $0.holds(anchors) }) { return hit }
         guard let made = TrustStore(anchors: anchors) else { return nil }
-        recent.withLock { stores in
-            stores.append(made)
-            if stores.count > capacity { stores.removeFirst(stores.count - capacity) }
-        }
+        recent.remember(made)
         return made
     }
 

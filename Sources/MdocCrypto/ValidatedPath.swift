@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Chains that OpenSSL validated, remembered with the window in which every certificate of
 /// the path is valid: the same reader (or document signer, or verifier) coming back with the
@@ -18,30 +17,20 @@ struct ValidatedPath: @unchecked Sendable {
     let from: Date
     let until: Date
 
-    private static let recent = Mutex<[ValidatedPath]>([])
-    private static let capacity = 32
+    private static let recent = RecentlyUsed<ValidatedPath>(capacity: 32)
 
+    /// The anchor of a path remembered for this chain and store whose window holds `time`.
     static func lookup(chain: [Certificate], store: TrustStore, at time: Date) -> Certificate? {
-        recent.withLock { paths in
-            guard
-                let index = paths.lastIndex(where: {
-                    $0.store === store && $0.chain.count == chain.count && zip($0.chain, chain).allSatisfy { $0 === $1 }
-                })
-            else { return nil }
-            let path = paths[index]
-            guard path.from <= time, time <= path.until else { return nil }
-            paths.append(paths.remove(at: index))
-            return path.anchor
-        }
+        recent.find { $0.isFor(chain, store) && $0.from <= time && time <= $0.until }?.anchor
     }
 
     static func remember(chain: [Certificate], store: TrustStore, anchor: Certificate, from: Date, until: Date) {
-        recent.withLock { paths in
-            paths.removeAll {
-                $0.store === store && $0.chain.count == chain.count && zip($0.chain, chain).allSatisfy { $0 === $1 }
-            }
-            paths.append(ValidatedPath(chain: chain, store: store, anchor: anchor, from: from, until: until))
-            if paths.count > capacity { paths.removeFirst(paths.count - capacity) }
-        }
+        recent.remember(
+            ValidatedPath(chain: chain, store: store, anchor: anchor, from: from, until: until),
+            replacing: { $0.isFor(chain, store) })
+    }
+
+    private func isFor(_ other: [Certificate], _ otherStore: TrustStore) -> Bool {
+        store === otherStore && chain.count == other.count && zip(chain, other).allSatisfy { $0 === $1 }
     }
 }
