@@ -243,6 +243,11 @@ extension CredentialStore {
                     "SELECT \(Row.columns) FROM \(Row.from) ORDER BY c.imported_at DESC, c.rowid DESC", [], Row.init)
             }
         }
+        return sorted(rows)
+    }
+
+    /// The rows that read back as credentials, and the others with what is wrong with them.
+    private func sorted(_ rows: [Row]) -> (readable: [StoredCredential], unreadable: [UnreadableRow]) {
         var readable: [StoredCredential] = []
         var unreadable: [UnreadableRow] = []
         for row in rows {
@@ -271,15 +276,7 @@ extension CredentialStore {
         let rows = try sql { () throws(SQLiteError) in
             try db.query("SELECT \(Row.columns) FROM \(Row.from)", [], Row.init)
         }
-        var result: [String: UnreadableRow] = [:]
-        for row in rows {
-            do {
-                _ = try row.stored(secureAreas)
-            } catch {
-                result[row.id] = UnreadableRow(kind: .credential, id: row.id, reason: Self.columnProblem(error))
-            }
-        }
-        return result
+        return Dictionary(sorted(rows).unreadable.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Deletes the credential with `id` (its history stays).
