@@ -71,7 +71,7 @@ struct COSESign1Tests {
         let detached = try COSESign1.sign(payload: recorded, detached: true, key: key, algorithm: .es256)
         #expect(try detached.isValidDetachedSignature(over: recorded, key: key.publicKey))
         #expect(try !detached.isValidDetachedSignature(over: thisSession, key: key.publicKey))
-        let replayed = try COSESign1(cbor: Self.attaching(recorded, to: detached.cbor))
+        let replayed = try COSESign1(cbor: attaching(recorded, to: detached.cbor))
         #expect(throws: COSEError.attachedPayload) {
             try replayed.isValidDetachedSignature(over: thisSession, key: key.publicKey)
         }
@@ -98,13 +98,6 @@ struct COSESign1Tests {
         #expect(throws: COSEError.algorithmNotProtected) { try mac0.isValidDetachedTag(over: payload, key: macKey) }
     }
 
-    /// The structure as an attacker would send it: the same headers and signature or tag,
-    /// with `payload` in the payload slot.
-    static func attaching(_ payload: [UInt8], to cbor: CBOR) -> CBOR {
-        guard case .array(let parts) = cbor, parts.count == 4 else { return cbor }
-        return .array([parts[0], parts[1], .bytes(payload), parts[3]])
-    }
-
     @Test func mac0VerifiesOnlyWithTheSameKeyAndPayload() throws {
         let key = SecretBytes(SecureRandom.bytes(32))
         let mac = COSEMac0.authenticate(payload: [1, 2, 3], detached: true, key: key)
@@ -112,7 +105,7 @@ struct COSESign1Tests {
         #expect(try parsed.isValidDetachedTag(over: [1, 2, 3], key: key))
         #expect(try !parsed.isValidDetachedTag(over: [1, 2, 4], key: key))
         #expect(try !parsed.isValidDetachedTag(over: [1, 2, 3], key: SecretBytes(SecureRandom.bytes(32))))
-        let attached = try COSEMac0(cbor: Self.attaching([1, 2, 3], to: mac.cbor))
+        let attached = try COSEMac0(cbor: attaching([1, 2, 3], to: mac.cbor))
         #expect(throws: COSEError.attachedPayload) { try attached.isValidDetachedTag(over: [1, 2, 3], key: key) }
     }
 }

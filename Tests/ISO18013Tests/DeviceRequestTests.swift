@@ -128,9 +128,7 @@ struct DeviceRequestTests {
         let request = try DeviceRequest(bytes: Vectors.annexD("DeviceRequest"))
         let doc = request.docRequests[0]
         let auth = try #require(doc.readerAuth)
-        guard case .array(let parts) = auth.cbor else { throw COSEError.malformed("not an array") }
-        let attached = try COSESign1(
-            cbor: .array([parts[0], parts[1], .bytes(Vectors.annexD("ReaderAuthenticationBytes")), parts[3]]))
+        let attached = try COSESign1(cbor: attaching(Vectors.annexD("ReaderAuthenticationBytes"), to: auth.cbor))
         let replayed = try DocRequest(itemsRequestBytes: doc.itemsRequestBytes, readerAuth: attached)
         for transcript in [SessionTranscript(handover: ["another session"]), Self.transcript] {
             let r = ReaderAuthentication.verify(

@@ -5,6 +5,7 @@ import Foundation
 import ISO18013
 import MdocCrypto
 import Presentation
+import TestSupport
 import Testing
 
 /// Authentication is checked over the bytes of THIS session only: a readerAuth,
@@ -22,12 +23,6 @@ struct ReplayedAuthenticationTests {
         return SessionTranscript(
             deviceEngagement: engagement,
             eReaderKeyBytes: EmbeddedCBOR(COSEKey(otherReaderKey.publicKey).cbor), handover: .null)
-    }
-
-    /// The COSE array with `payload` put into its payload slot, signature or tag unchanged.
-    static func attaching(_ payload: [UInt8], to cbor: CBOR) -> CBOR {
-        guard case .array(let parts) = cbor, parts.count == 4 else { return cbor }
-        return .array([parts[0], parts[1], .bytes(payload), parts[3]])
     }
 
     // MARK: - Holder side: readerAuth
@@ -52,7 +47,7 @@ struct ReplayedAuthenticationTests {
             recorded, payloads: [bytesA], trustAnchors: [issued.pki.readerCA], at: issued.now)
         #expect(check.status == .trusted, "the recorded readerAuth is genuine for session A")
 
-        let replayed = try COSESign1(cbor: Self.attaching(bytesA, to: recorded.cbor))
+        let replayed = try COSESign1(cbor: attaching(bytesA, to: recorded.cbor))
         let request = DeviceRequest(docRequests: [
             try DocRequest(itemsRequestBytes: docRequest.itemsRequestBytes, readerAuth: replayed)
         ])
@@ -85,7 +80,7 @@ struct ReplayedAuthenticationTests {
             transcript: sessionA, itemsRequestBytes: docRequest.itemsRequestBytes, key: issued.pki.readerKey,
             algorithm: .es256, certificateChain: [issued.pki.reader])
         let bytesA = ReaderAuthentication.bytes(transcript: sessionA, itemsRequestBytes: docRequest.itemsRequestBytes)
-        let replayed = try COSESign1(cbor: Self.attaching(bytesA, to: recorded.cbor))
+        let replayed = try COSESign1(cbor: attaching(bytesA, to: recorded.cbor))
         let request = DeviceRequest(docRequests: [
             try DocRequest(itemsRequestBytes: docRequest.itemsRequestBytes, readerAuth: replayed)
         ])
