@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Serve soak: ONE `mdoc-holder serve` on a private bus with BlueZoo runs SESSIONS (default
-# 2000) back-to-back StartProximity/Cancel sessions from a D-Bus client
+# 4000) back-to-back StartProximity/Cancel sessions from a D-Bus client
 # (Tests/Support/serve_soak.py), which samples the service's RSS every 50 sessions, fits a
 # least-squares slope over the last half, prints it and fails above BOUND bytes per session
 # (default 256; the leak this guards against was about 4,200). Open fds must not grow either.
@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
-sessions=${2:-2000}
+sessions=${2:-4000}
 bound=${SOAK_BOUND_BYTES:-256}
 tmp=$(mktemp -d)
 bus="$tmp/bus"
