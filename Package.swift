@@ -67,6 +67,8 @@ let package = Package(
             name: "Proximity", dependencies: ["BLETransport", "Presentation", "Consent", "ISO18013", "MdocCrypto"]),
         // Online presentation: JOSE over MdocCrypto, OpenID4VP 1.0 requests, DCQL, responses.
         .target(name: "JOSE", dependencies: ["MdocCrypto"]),
+        // SD-JWT (RFC 9901): Disclosures, processing, presentations with a Key Binding JWT.
+        .target(name: "SDJWT", dependencies: ["JOSE", "MdocCrypto"]),
         .target(
             name: "OpenID4VP",
             dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation", "BoundedFile"]),
@@ -138,6 +140,7 @@ let package = Package(
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
+        .testTarget(name: "SDJWTTests", dependencies: ["SDJWT", "JOSE", "MdocCrypto", "TestSupport"]),
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport", "SecureArea"]),
         .testTarget(
             name: "HolderServiceTests",
