@@ -58,7 +58,8 @@ let package = Package(
             dependencies: ["MdocCrypto", "BoundedFile", .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(
             name: "Presentation", dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent", "SecureArea"]),
-        .target(name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation", "SecureArea"]),
+        .target(
+            name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation", "SecureArea", "SDJWT"]),
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
         // ISO 18013-5 BLE: message framing and the GATT roles, over the BlueZ client.
         .target(name: "BLETransport", dependencies: ["BlueZ", "DBus", "L2CAP"]),

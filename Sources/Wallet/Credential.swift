@@ -9,25 +9,31 @@ import SecureArea
 public struct CredentialSummary: Sendable, Hashable, Codable {
     /// 16 hex digits, random.
     public var id: String
+    /// `mso_mdoc` or `dc+sd-jwt` (the OpenID4VP format identifiers).
+    public var format: String
+    /// The mdoc's docType, or the SD-JWT VC's `vct`.
     public var docType: String
     /// Subject of the document signer certificate (nil when it could not be read at import).
     public var issuerSubject: String?
-    /// MSO validFrom / validUntil.
+    /// MSO validFrom / validUntil; an SD-JWT VC's `nbf` (or `iat`) / `exp` (distantFuture
+    /// without one).
     public var validFrom: Date
     public var validUntil: Date
     public var importedAt: Date
-    /// Every element the credential holds, as "namespace:element".
+    /// Every element the credential holds, as "namespace:element"; for an SD-JWT VC every
+    /// claim path (`address.locality`, `nationalities[0]`).
     public var elements: [String]
     /// Set when the stored row cannot be read back in full: what is wrong and what to do.
     /// Such a credential is never presented.
     public var problem: String?
 
     public init(
-        id: String, docType: String, issuerSubject: String?, validFrom: Date, validUntil: Date, importedAt: Date,
-        elements: [String], problem: String? = nil
+        id: String, format: String = "mso_mdoc", docType: String, issuerSubject: String?, validFrom: Date,
+        validUntil: Date, importedAt: Date, elements: [String], problem: String? = nil
     ) {
         self.problem = problem
         self.id = id
+        self.format = format
         self.docType = docType
         self.issuerSubject = issuerSubject
         self.validFrom = validFrom
@@ -44,10 +50,10 @@ public struct CredentialSummary: Sendable, Hashable, Codable {
 public struct CredentialDetail: Sendable, Hashable, Codable {
     /// One element of the credential.
     public struct Element: Sendable, Hashable, Codable {
-        /// "namespace:element".
+        /// "namespace:element", or an SD-JWT VC's claim path.
         public var id: String
-        /// The value in CBOR diagnostic notation (byte strings elided, with their length);
-        /// nil unless values were asked for.
+        /// The value in CBOR diagnostic notation (byte strings elided, with their length), or
+        /// JSON for an SD-JWT VC claim; nil unless values were asked for.
         public var value: String?
 
         public init(id: String, value: String?) {
@@ -57,25 +63,29 @@ public struct CredentialDetail: Sendable, Hashable, Codable {
     }
 
     public var id: String
+    /// `mso_mdoc` or `dc+sd-jwt`.
+    public var format: String
     public var docType: String
     public var issuerSubject: String?
     public var validFrom: Date
     public var validUntil: Date
-    /// MSO validityInfo.signed and expectedUpdate.
+    /// MSO validityInfo.signed and expectedUpdate (an SD-JWT VC's `iat`).
     public var signed: Date
     public var expectedUpdate: Date?
     public var importedAt: Date
-    /// MSO digestAlgorithm ("SHA-256", ...).
+    /// MSO digestAlgorithm ("SHA-256", ...), an SD-JWT's `_sd_alg` ("sha-256", ...).
     public var digestAlgorithm: String
     /// Curve of the device key the MSO binds the credential to ("P-256", ...).
     public var deviceKeyCurve: String
     public var elements: [Element]
 
     public init(
-        id: String, docType: String, issuerSubject: String?, validFrom: Date, validUntil: Date, signed: Date,
-        expectedUpdate: Date?, importedAt: Date, digestAlgorithm: String, deviceKeyCurve: String, elements: [Element]
+        id: String, format: String = "mso_mdoc", docType: String, issuerSubject: String?, validFrom: Date,
+        validUntil: Date, signed: Date, expectedUpdate: Date?, importedAt: Date, digestAlgorithm: String,
+        deviceKeyCurve: String, elements: [Element]
     ) {
         self.id = id
+        self.format = format
         self.docType = docType
         self.issuerSubject = issuerSubject
         self.validFrom = validFrom

@@ -204,15 +204,19 @@ extension CredentialStore {
         return try? Certificate(der: der).subject
     }
 
-    /// A fresh random ID: 16 hex digits (64 bits), not in the store nor in `avoiding`.
-    private static func newID(_ db: SQLiteDatabase, avoiding: [String]) throws(SQLiteError) -> String {
+    /// A fresh random ID: 16 hex digits (64 bits), not in the store (mdocs and SD-JWT VCs) nor
+    /// in `avoiding`.
+    static func newID(_ db: SQLiteDatabase, avoiding: [String]) throws(SQLiteError) -> String {
         while true {
             let id = SecureRandom.bytes(8).map { byte in
                 let digits = Array("0123456789abcdef")
                 return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
             }.joined()
             if avoiding.contains(id) { continue }
-            let taken = try db.query("SELECT 1 FROM credentials WHERE id = ?", [.text(id)]) { _ in true }
+            let taken = try db.query(
+                "SELECT 1 FROM credentials WHERE id = ?1 UNION ALL SELECT 1 FROM sd_jwt_credentials WHERE id = ?1",
+                [.text(id)]
+            ) { _ in true }
             if taken.isEmpty { return id }
         }
     }

@@ -39,7 +39,14 @@ extension CredentialStore {
                 let keys = try db.query("SELECT \(KeyRows.columns) FROM keys ORDER BY created_at, rowid") {
                     KeyRows.read($0)
                 }.compactMap { $0 }
-                let uses = try db.query("SELECT key_id, id FROM credentials ORDER BY imported_at, rowid") {
+                let uses = try db.query(
+                    """
+                    SELECT key_id, id FROM (
+                        SELECT key_id, id, imported_at, rowid AS n FROM credentials
+                        UNION ALL SELECT key_id, id, imported_at, rowid AS n FROM sd_jwt_credentials)
+                    ORDER BY imported_at, n
+                    """
+                ) {
                     (key: $0.text(0) ?? "", credential: $0.text(1) ?? "")
                 }
                 return keys.map { key in (key, uses.filter { $0.key == key.id }.map(\.credential)) }
@@ -88,6 +95,7 @@ extension CredentialStore {
         try withDatabase { (db) throws(WalletError) in
             try transaction(db) {
                 _ = try db.run("DELETE FROM credentials WHERE key_id = ?", [.text(id)])
+                _ = try db.run("DELETE FROM sd_jwt_credentials WHERE key_id = ?", [.text(id)])
                 _ = try db.run("DELETE FROM keys WHERE id = ?", [.text(id)])
             }
         }

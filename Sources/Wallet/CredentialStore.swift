@@ -148,7 +148,8 @@ public final class CredentialStore: @unchecked Sendable {
 // MARK: - Reading
 
 extension CredentialStore {
-    /// Every stored credential, oldest import first: metadata and element identifiers only.
+    /// Every stored credential, oldest import first (mdocs, then SD-JWT VCs): metadata and
+    /// element identifiers or claim paths only.
     /// A credential whose row cannot be read back is listed with ``CredentialSummary/problem``
     /// set (what is wrong and what to do), so one damaged row does not hide the others.
     public func list() throws(WalletError) -> [CredentialSummary] {
@@ -185,13 +186,14 @@ extension CredentialStore {
                     validUntil: Date(timeIntervalSince1970: r.validUntil),
                     importedAt: Date(timeIntervalSince1970: r.importedAt),
                     elements: elements, problem: problem)
-            }
+            } + (try sdJWTSummaries(db))
         }
     }
 
     /// One credential's details. Element values, in CBOR diagnostic notation with byte strings
     /// elided to their length, only when `includeValues`.
     public func show(id: String, includeValues: Bool = false) throws(WalletError) -> CredentialDetail {
+        if let detail = try showSDJWT(id: id, includeValues: includeValues) { return detail }
         let row = try loadRow(id: id)
         let issuerSigned = try row.issuerSigned()
         let mso: MobileSecurityObject
@@ -282,7 +284,10 @@ extension CredentialStore {
     /// Deletes the credential with `id` (its history stays).
     public func delete(id: String) throws(WalletError) {
         let changed = try withDatabase { (db) throws(WalletError) in
-            try sql { () throws(SQLiteError) in try db.run("DELETE FROM credentials WHERE id = ?", [.text(id)]) }
+            try sql { () throws(SQLiteError) in
+                try db.run("DELETE FROM credentials WHERE id = ?", [.text(id)])
+                    + db.run("DELETE FROM sd_jwt_credentials WHERE id = ?", [.text(id)])
+            }
         }
         guard changed > 0 else { throw .unknownCredential(id: id) }
     }

@@ -54,6 +54,23 @@ enum Schema {
         ALTER TABLE credentials ADD COLUMN key_id TEXT REFERENCES keys (id);
         CREATE INDEX credentials_by_key ON credentials (key_id);
         """,
+        // 4: SD-JWT VCs (dc+sd-jwt), beside the mdocs of `credentials`; IDs are unique across both.
+        """
+        CREATE TABLE sd_jwt_credentials (
+            id TEXT PRIMARY KEY NOT NULL,       -- 16 random hex digits
+            vct TEXT NOT NULL,
+            issuer TEXT NOT NULL,               -- iss
+            compact TEXT NOT NULL,              -- issuer-signed JWT and every Disclosure, as issued
+            key_id TEXT NOT NULL REFERENCES keys (id),  -- the cnf.jwk key
+            issuer_subject TEXT,                -- x5c leaf certificate subject
+            valid_from REAL,                    -- nbf (or iat), seconds since 1970
+            valid_until REAL,                   -- exp
+            imported_at REAL NOT NULL,
+            claims TEXT NOT NULL                -- JSON array of claim paths, no values
+        ) STRICT;
+        CREATE INDEX sd_jwt_credentials_by_vct ON sd_jwt_credentials (vct);
+        CREATE INDEX sd_jwt_credentials_by_key ON sd_jwt_credentials (key_id);
+        """,
     ]
 
     /// The version this code writes.

@@ -1,5 +1,6 @@
 import CBOR
 import Foundation
+import SDJWT
 import SQLite
 import SecureArea
 
@@ -38,6 +39,11 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case deviceKeyMismatch(document: Int, docType: String)
     /// This exact document is already in the store.
     case alreadyStored(document: Int, id: String)
+
+    /// An SD-JWT VC was refused by one of its checks (form, Disclosures, validity, issuer).
+    case sdJWTRefused(SDJWTError)
+    /// The SD-JWT VC's `cnf.jwk` is not the given key (`keyID` nil: the --device-key PEM).
+    case sdJWTKeyMismatch(keyID: String?)
 
     // MARK: Store
 
@@ -104,6 +110,12 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case .alreadyStored(let document, let id):
             return "document \(document) of the file is already stored as credential \(id); "
                 + "delete that credential first to import it again."
+        case .sdJWTRefused(let error):
+            return Self.describe(error)
+        case .sdJWTKeyMismatch(let keyID):
+            let key = keyID.map { "key \($0)" } ?? "the given device key"
+            return "the SD-JWT VC was issued to another key than \(key): its cnf.jwk is not that key's public key. "
+                + "Give the key the credential was issued to."
         case .unknownCredential(let id):
             return "no credential with ID \(id); list the stored ones with `mdoc-holder credentials list`."
         case .corruptCredential(let id, let reason):
@@ -157,6 +169,25 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     }
 
     public var errorDescription: String? { description }
+
+    private static func describe(_ error: SDJWTError) -> String {
+        switch error {
+        case .expired(let date):
+            return
+                "the SD-JWT VC expired on \(RFC3339.string(from: date)) (exp). Ask the issuer for a renewed credential."
+        case .notYetValid(let date):
+            return "the SD-JWT VC is not valid until \(RFC3339.string(from: date)) (nbf). Check the system clock, "
+                + "or import it once it is valid."
+        case .issuerNotTrusted(let why):
+            return "the SD-JWT VC failed issuer authentication: \(why). Give the certificate of the issuer's CA with "
+                + "--trust-anchor CA.pem (or, for a test credential you trust, --no-verify-issuer)."
+        case .disclosureMismatch, .invalidDisclosure:
+            return "\(error). The credential was altered after it was issued; ask the issuer for a new copy."
+        default:
+            return "\(error). Import the SD-JWT VC exactly as the issuer produced it "
+                + "(<issuer-signed JWT>~<Disclosure>~...~)."
+        }
+    }
 
     private static func hint(for failures: [String]) -> String {
         if failures.contains(where: { $0.contains("not trusted") }) {

@@ -22,6 +22,11 @@ struct CredentialsCommand: ParsableCommand {
                 issuer data authentication against the --trust-anchor IACA certificates (unless \
                 --no-verify-issuer), its validity, its docType, and that --device-key is the key its MSO names. \
                 Either every document is stored or none is.
+
+                FILE may also be an SD-JWT VC (dc+sd-jwt) in compact form, <issuer-signed JWT>~<Disclosure>~...~ \
+                (the format is detected). It is checked: every Disclosure referenced by the signed payload once, \
+                typ, vct, iss, nbf/exp, the issuer signature with its x5c certificate and that certificate's chain \
+                to a --trust-anchor (unless --no-verify-issuer), and that cnf.jwk is the --device-key / --key.
                 """)
 
         @Argument(help: ArgumentHelp("The issuer's credential file (- for standard input).", valueName: "file"))
@@ -69,8 +74,11 @@ struct CredentialsCommand: ParsableCommand {
             if noVerifyIssuer {
                 WalletCLI.warn("warning: importing without verifying the issuer (--no-verify-issuer)")
             }
-            let ids: [String]
             let isNewStore = !FileManager.default.fileExists(atPath: store.resolvedPath)
+            if let compact = CredentialStore.sdJWTText(bytes) {
+                return try importSDJWT(compact, keyPEM: keyPEM, anchors: anchors, isNewStore: isNewStore)
+            }
+            let ids: [String]
             if let keyID {
                 guard !isNewStore else {
                     throw ValidationError(
@@ -89,6 +97,27 @@ struct CredentialsCommand: ParsableCommand {
                     fileBytes: bytes, deviceKeyPEM: keyPEM!, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
             }
             for id in ids { Output.line(id) }
+        }
+
+        private func importSDJWT(_ compact: String, keyPEM: String?, anchors: [Certificate], isNewStore: Bool) throws {
+            let id: String
+            if let keyID {
+                guard !isNewStore else {
+                    throw ValidationError(
+                        "--key \(keyID): there is no store at \(store.resolvedPath) yet, so no key of it either")
+                }
+                id = try store.open().importSDJWT(
+                    compact: compact, keyID: keyID, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
+            } else {
+                if isNewStore {
+                    // As for mdocs: a new store is created only for an import that succeeds.
+                    try CredentialStore(path: ":memory:", secureAreas: .ephemeral()).importSDJWT(
+                        compact: compact, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
+                }
+                id = try store.open().importSDJWT(
+                    compact: compact, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
+            }
+            Output.line(id)
         }
     }
 
@@ -111,8 +140,9 @@ struct CredentialsCommand: ParsableCommand {
             var rows = [["ID", "DOC TYPE", "STATUS", "VALID UNTIL", "ELEMENTS", "ISSUER"]]
             for c in credentials {
                 rows.append([
-                    c.id, c.docType, c.problem == nil ? status(c.validFrom, c.validUntil, now) : "UNREADABLE",
-                    RFC3339.string(from: c.validUntil),
+                    c.id, c.format == "mso_mdoc" ? c.docType : "\(c.docType) (\(c.format))",
+                    c.problem == nil ? status(c.validFrom, c.validUntil, now) : "UNREADABLE",
+                    untilText(c.validUntil),
                     String(c.elements.count), c.issuerSubject ?? "-",
                 ])
             }
@@ -139,11 +169,12 @@ struct CredentialsCommand: ParsableCommand {
             if json { return try WalletCLI.printJSON(d) }
             let now = Date()
             var rows: [[String]] = [
-                ["doc type:", d.docType],
+                ["format:", d.format],
+                [d.format == "mso_mdoc" ? "doc type:" : "vct:", d.docType],
                 ["issuer:", d.issuerSubject ?? "-"],
                 ["status:", status(d.validFrom, d.validUntil, now)],
                 ["valid from:", RFC3339.string(from: d.validFrom)],
-                ["valid until:", RFC3339.string(from: d.validUntil)],
+                ["valid until:", untilText(d.validUntil)],
                 ["signed:", RFC3339.string(from: d.signed)],
             ]
             if let update = d.expectedUpdate { rows.append(["expected update:", RFC3339.string(from: update)]) }
@@ -154,7 +185,8 @@ struct CredentialsCommand: ParsableCommand {
             ]
             Output.line("credential \(d.id)")
             for line in WalletCLI.table(rows) { Output.line("  " + line) }
-            Output.line("  elements (\(d.elements.count)):")
+            Output.line(
+                d.format == "mso_mdoc" ? "  elements (\(d.elements.count)):" : "  claims (\(d.elements.count)):")
             for element in d.elements {
                 Output.line("    " + element.id + (element.value.map { " = " + $0 } ?? ""))
             }
@@ -175,6 +207,11 @@ struct CredentialsCommand: ParsableCommand {
             WalletCLI.warn("deleted credential \(id)")
         }
     }
+}
+
+/// The end of validity, "-" for an SD-JWT VC without `exp`.
+private func untilText(_ validUntil: Date) -> String {
+    validUntil == .distantFuture ? "-" : RFC3339.string(from: validUntil)
 }
 
 /// "valid", "expired" or "not yet valid" at `now`.

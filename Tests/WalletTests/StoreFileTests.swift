@@ -53,7 +53,7 @@ struct StoreFileTests {
         _ = try dir.store()
         let db = try SQLiteDatabase(path: dir.file("wallet.sqlite"))
         #expect(try db.userVersion() == CredentialStore.schemaVersion)
-        #expect(CredentialStore.schemaVersion == 3)
+        #expect(CredentialStore.schemaVersion == 4)
     }
 
     /// The version-1 schema, frozen as release 1 wrote it.
@@ -91,11 +91,15 @@ struct StoreFileTests {
         #expect(history.map(\.requesterName) == ["Old reader"])
         #expect(history.first?.elementsSent == ["org.iso.18013.5.1:age_over_21"])
         let db = try SQLiteDatabase(path: path)
-        #expect(try db.userVersion() == 3)
+        #expect(try db.userVersion() == CredentialStore.schemaVersion)
         let indexes = try db.query("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE '%_by_%'") {
             $0.text(0) ?? ""
         }
-        #expect(Set(indexes) == ["credentials_by_doc_type", "history_by_time", "credentials_by_key"])
+        #expect(
+            Set(indexes) == [
+                "credentials_by_doc_type", "history_by_time", "credentials_by_key", "sd_jwt_credentials_by_vct",
+                "sd_jwt_credentials_by_key",
+            ])
         // And it works as a current store.
         let ids = try store.import(
             fileBytes: AnnexD.issuerSigned, deviceKeyPEM: try AnnexD.deviceKeyPEM(), trustAnchors: [try AnnexD.iaca()],

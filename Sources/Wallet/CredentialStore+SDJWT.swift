@@ -1,0 +1,215 @@
+import Foundation
+import JOSE
+import MdocCrypto
+import SDJWT
+import SQLite
+import SecureArea
+
+/// An SD-JWT VC as the online presentation uses it: the compact form as issued and a handle on
+/// its key-binding key in its secure area. `description` names it only.
+public struct StoredSDJWTCredential: Sendable, CustomStringConvertible {
+    public let id: String
+    public let credential: SDJWTVC
+    public let key: any DeviceKey
+
+    public var vct: String { credential.vct }
+    public var description: String { "StoredSDJWTCredential(\(id), \(vct))" }
+}
+
+extension CredentialStore {
+    /// The text of an issuer's SD-JWT VC file, when the file is one (`<JWT>~...~`); nil for
+    /// anything else (an mdoc's CBOR or hex).
+    public static func sdJWTText(_ fileBytes: [UInt8]) -> String? {
+        guard let text = String(bytes: fileBytes, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+            let firstTilde = text.firstIndex(of: "~"), text[..<firstTilde].split(separator: ".").count == 3
+        else { return nil }
+        return text
+    }
+
+    /// Imports an SD-JWT VC issued to the private key `deviceKeyPEM` (which goes into the
+    /// default secure area unless the store holds it already). Returns the new credential ID.
+    ///
+    /// Checked before anything is stored, in this order: the form and every Disclosure (RFC 9901
+    /// section 7.1: each referenced exactly once, no claim twice, `_sd_alg` one we use), `typ`
+    /// dc+sd-jwt with `vct`, `iss` and `cnf.jwk`; `nbf`/`exp` at `time`; with `verifyIssuer`,
+    /// the issuer's signature with the `x5c` leaf and that chain to one of `trustAnchors`;
+    /// that `cnf.jwk` is the key.
+    @discardableResult
+    public func importSDJWT(
+        compact: String, deviceKeyPEM: String?, trustAnchors: [Certificate], verifyIssuer: Bool = true,
+        at time: Date = Date()
+    ) throws(WalletError) -> String {
+        let credential = try Self.checkSDJWT(compact, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time)
+        guard let deviceKeyPEM else { throw .deviceKeyMissing }
+        let deviceKey: PrivateKey
+        do {
+            deviceKey = try PrivateKey(pem: deviceKeyPEM)
+        } catch {
+            throw .deviceKeyUnreadable(reason: error.description)
+        }
+        guard deviceKey.publicKey == credential.holderKey else { throw .sdJWTKeyMismatch(keyID: nil) }
+        let existing = try keys().first { $0.key.publicKeyDER == deviceKey.publicKey.subjectPublicKeyInfoDER }
+        let key: StoredKey
+        if let existing {
+            key = existing.key
+        } else {
+            do {
+                key = try secureAreas.defaultSecureArea().importKey(deviceKey, passphrase: secureAreas.passphrase)
+            } catch {
+                throw .secureArea(error)
+            }
+        }
+        return try storeSDJWT(credential, key: key, isNew: existing == nil)
+    }
+
+    /// Imports an SD-JWT VC issued to the stored key `keyID` (the same checks).
+    @discardableResult
+    public func importSDJWT(
+        compact: String, keyID: String, trustAnchors: [Certificate], verifyIssuer: Bool = true, at time: Date = Date()
+    ) throws(WalletError) -> String {
+        let credential = try Self.checkSDJWT(compact, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time)
+        let key = try storedKey(id: keyID)
+        let publicKey: PublicKey
+        do {
+            publicKey = try key.publicKey()
+        } catch {
+            throw .secureArea(error)
+        }
+        guard publicKey == credential.holderKey else { throw .sdJWTKeyMismatch(keyID: keyID) }
+        return try storeSDJWT(credential, key: key, isNew: false)
+    }
+
+    static func checkSDJWT(
+        _ compact: String, trustAnchors: [Certificate], verifyIssuer: Bool, at time: Date
+    ) throws(WalletError) -> SDJWTVC {
+        do {
+            let credential = try SDJWTVC(issued: compact)
+            try credential.checkValidity(at: time)
+            if verifyIssuer { try credential.verifyIssuer(trustAnchors: trustAnchors, at: time) }
+            return credential
+        } catch {
+            throw .sdJWTRefused(error)
+        }
+    }
+
+    private func storeSDJWT(_ credential: SDJWTVC, key: StoredKey, isNew: Bool) throws(WalletError) -> String {
+        let subject = (try? credential.sdJWT.issuerSignedJWT.certificateChain().first)?.subject
+        let validFrom = credential.notBefore ?? credential.issuedAt
+        return try withDatabase { (db) throws(WalletError) in
+            try transaction(db) {
+                if isNew { try KeyRows.insert(key, into: db) }
+                let existing = try db.query(
+                    "SELECT id FROM sd_jwt_credentials WHERE compact = ? LIMIT 1", [.text(credential.compact)]
+                ) { $0.text(0) ?? "" }
+                if let id = existing.first { throw WalletError.alreadyStored(document: 1, id: id) }
+                let id = try Self.newID(db, avoiding: [])
+                try db.run(
+                    """
+                    INSERT INTO sd_jwt_credentials (id, vct, issuer, compact, key_id, issuer_subject,
+                        valid_from, valid_until, imported_at, claims)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .text(id), .text(credential.vct), .text(credential.issuer), .text(credential.compact),
+                        .text(key.id), .text(subject),
+                        validFrom.map { .real($0.timeIntervalSince1970) } ?? .null,
+                        credential.expires.map { .real($0.timeIntervalSince1970) } ?? .null,
+                        .real(Date().timeIntervalSince1970),
+                        .text(JSONList.encode(credential.claimPaths.map(\.description))),
+                    ])
+                return id
+            }
+        }
+    }
+
+    /// The stored SD-JWT VCs, oldest import first; a row that does not read back is listed
+    /// with its problem.
+    func sdJWTSummaries(_ db: SQLiteDatabase) throws(WalletError) -> [CredentialSummary] {
+        let rows = try sql { () throws(SQLiteError) in
+            try db.query(
+                """
+                SELECT id, vct, issuer_subject, valid_from, valid_until, imported_at, claims, compact, issuer
+                FROM sd_jwt_credentials ORDER BY imported_at, rowid
+                """
+            ) { row in
+                (
+                    id: row.text(0) ?? "", vct: row.text(1) ?? "", subject: row.text(2),
+                    validFrom: row.isNull(3) ? nil : row.double(3),
+                    validUntil: row.isNull(4) ? nil : row.double(4), importedAt: row.double(5),
+                    claims: row.text(6) ?? "",
+                    compact: row.text(7) ?? "", issuer: row.text(8)
+                )
+            }
+        }
+        return rows.map { r in
+            var problem: String?
+            var claims: [String] = []
+            do {
+                claims = try JSONList.decode(r.claims, id: r.id)
+                _ = try SDJWTVC(issued: r.compact)
+            } catch {
+                problem = UnreadableRow(kind: .credential, id: r.id, reason: "its SD-JWT is not readable").description
+            }
+            return CredentialSummary(
+                id: r.id, format: "dc+sd-jwt", docType: r.vct, issuerSubject: r.subject ?? r.issuer,
+                validFrom: Date(timeIntervalSince1970: r.validFrom ?? 0),
+                validUntil: r.validUntil.map { Date(timeIntervalSince1970: $0) } ?? .distantFuture,
+                importedAt: Date(timeIntervalSince1970: r.importedAt), elements: claims, problem: problem)
+        }
+    }
+
+    /// The SD-JWT VC `id` with its key, ready to present; nil when no SD-JWT VC has that ID.
+    public func sdJWTCredential(id: String) throws(WalletError) -> StoredSDJWTCredential? {
+        let rows = try withDatabase { (db) throws(WalletError) in
+            try sql { () throws(SQLiteError) in
+                try db.query("SELECT compact, key_id FROM sd_jwt_credentials WHERE id = ?", [.text(id)]) {
+                    (compact: $0.text(0) ?? "", keyID: $0.text(1) ?? "")
+                }
+            }
+        }
+        guard let row = rows.first else { return nil }
+        let credential: SDJWTVC
+        do {
+            credential = try SDJWTVC(issued: row.compact)
+        } catch {
+            throw .corruptCredential(id: id, reason: "its SD-JWT is not readable")
+        }
+        return StoredSDJWTCredential(id: id, credential: credential, key: try deviceKey(id: row.keyID))
+    }
+
+    /// What `show` shows of the SD-JWT VC `id`: claim paths, values (JSON) only when
+    /// `includeValues`. Nil when no SD-JWT VC has that ID.
+    func showSDJWT(id: String, includeValues: Bool) throws(WalletError) -> CredentialDetail? {
+        let rows = try withDatabase { (db) throws(WalletError) in
+            try sql { () throws(SQLiteError) in
+                try db.query(
+                    "SELECT compact, issuer_subject, imported_at, key_id FROM sd_jwt_credentials WHERE id = ?",
+                    [.text(id)]
+                ) {
+                    (compact: $0.text(0) ?? "", subject: $0.text(1), importedAt: $0.double(2), keyID: $0.text(3) ?? "")
+                }
+            }
+        }
+        guard let row = rows.first else { return nil }
+        let credential: SDJWTVC
+        do {
+            credential = try SDJWTVC(issued: row.compact)
+        } catch {
+            throw .corruptCredential(id: id, reason: "its SD-JWT is not readable")
+        }
+        let elements = credential.claimPaths.map { path in
+            CredentialDetail.Element(
+                id: path.description,
+                value: includeValues
+                    ? credential.claims.values(at: path).first.map { String(decoding: $0.serialized, as: UTF8.self) }
+                    : nil)
+        }
+        return CredentialDetail(
+            id: id, format: "dc+sd-jwt", docType: credential.vct, issuerSubject: row.subject ?? credential.issuer,
+            validFrom: credential.notBefore ?? credential.issuedAt ?? Date(timeIntervalSince1970: 0),
+            validUntil: credential.expires ?? .distantFuture,
+            signed: credential.issuedAt ?? Date(timeIntervalSince1970: 0), expectedUpdate: nil,
+            importedAt: Date(timeIntervalSince1970: row.importedAt), digestAlgorithm: credential.hashAlgorithm.rawValue,
+            deviceKeyCurve: credential.holderKey.curve.rawValue, elements: elements)
+    }
+}
