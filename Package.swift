@@ -57,7 +57,8 @@ let package = Package(
             name: "Consent",
             dependencies: ["MdocCrypto", "BoundedFile", .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(
-            name: "Presentation", dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent", "SecureArea"]),
+            name: "Presentation",
+            dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent", "SecureArea", "SDJWT"]),
         .target(
             name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation", "SecureArea", "SDJWT"]),
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
@@ -72,7 +73,7 @@ let package = Package(
         .target(name: "SDJWT", dependencies: ["JOSE", "MdocCrypto"]),
         .target(
             name: "OpenID4VP",
-            dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation", "BoundedFile"]),
+            dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation", "BoundedFile", "SDJWT"]),
         // The OpenID4VP flow over HTTPS (AsyncHTTPClient): fetch, verify, consent, respond, record.
         .target(
             name: "OnlineTransport",
@@ -142,7 +143,8 @@ let package = Package(
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
         .testTarget(name: "SDJWTTests", dependencies: ["SDJWT", "JOSE", "MdocCrypto", "TestSupport"]),
-        .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport", "SecureArea"]),
+        .testTarget(
+            name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport", "SecureArea", "SDJWT"]),
         .testTarget(
             name: "HolderServiceTests",
             dependencies: [

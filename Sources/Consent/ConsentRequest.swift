@@ -54,7 +54,9 @@ public struct Requester: Sendable, Codable, Hashable {
     }
 }
 
-/// A data element, named as the standard names it.
+/// A data element, named as the standard names it: an mdoc's namespace and element
+/// identifier, or an SD-JWT VC claim by its path (no namespace; the identifier is the path as
+/// `address.locality`, `nationalities[0]`).
 public struct ElementID: Sendable, Codable, Hashable, Comparable, CustomStringConvertible {
     public var nameSpace: String
     public var identifier: String
@@ -64,8 +66,14 @@ public struct ElementID: Sendable, Codable, Hashable, Comparable, CustomStringCo
         self.identifier = identifier
     }
 
-    /// `namespace:element`, the form policy files and history use.
-    public var description: String { "\(nameSpace):\(identifier)" }
+    /// An SD-JWT VC claim, by its path.
+    public init(claimPath: String) {
+        self.init("", claimPath)
+    }
+
+    /// `namespace:element`, the form policy files and history use; an SD-JWT VC claim path as
+    /// it is.
+    public var description: String { nameSpace.isEmpty ? identifier : "\(nameSpace):\(identifier)" }
 
     /// The order of ``description`` ("namespace:element"), without building it in the common
     /// cases (a response sorts its elements on every presentation).

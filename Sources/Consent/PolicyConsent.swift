@@ -117,11 +117,19 @@ public struct PolicyConsent: ConsentPrompt {
                 } else {
                     var ids = Set<ElementID>()
                     for item in items {
-                        guard let colon = item.lastIndex(of: ":"), colon != item.startIndex,
-                            item.index(after: colon) != item.endIndex
-                        else {
+                        guard !item.isEmpty else {
+                            throw .invalidRule(line: line, "an allow entry is empty")
+                        }
+                        // No colon: an SD-JWT VC claim path (the rule's doctype is then a vct).
+                        guard let colon = item.lastIndex(of: ":") else {
+                            ids.insert(ElementID(claimPath: item))
+                            continue
+                        }
+                        guard colon != item.startIndex, item.index(after: colon) != item.endIndex else {
                             throw .invalidRule(
-                                line: line, "allow entries are \"namespace:element\" or \"*\", not \"\(item)\"")
+                                line: line,
+                                "allow entries are \"namespace:element\", an SD-JWT VC claim path "
+                                    + "(\"address.locality\") or \"*\", not \"\(item)\"")
                         }
                         ids.insert(ElementID(String(item[..<colon]), String(item[item.index(after: colon)...])))
                     }

@@ -239,15 +239,17 @@ private struct Flow {
             return await refuse(error, docTypes: requestedDocTypes, decision: .failed(reason: error.description))
         }
         let credentials: [PresentableCredential]
+        let sdJWTs: [PresentableSDJWT]
         do {
             credentials = try store.presentableCredentials(at: time)
+            sdJWTs = try store.presentableSDJWTs(at: time)
         } catch {
             throw .store(error)
         }
         let match: DCQLMatch
         do {
             match = try DCQLMatcher.match(
-                request.dcqlQuery, credentials: credentials, requester: requester,
+                request.dcqlQuery, credentials: credentials, sdJWTs: sdJWTs, requester: requester,
                 clientMetadata: request.clientMetadata)
         } catch {
             return await refuse(error, docTypes: requestedDocTypes, decision: .failed(reason: error.description))
@@ -329,10 +331,13 @@ private struct Flow {
         }
     }
 
-    /// The doc types an mdoc query asks for, each once, in order.
+    /// The doc types of the mdoc queries and the first vct of the SD-JWT VC queries, each once,
+    /// in order.
     private static func docTypes(of query: DCQLQuery) -> [String] {
         var seen = Set<String>()
-        return query.credentials.compactMap { $0.isMdoc ? $0.doctype : nil }.filter { seen.insert($0).inserted }
+        return query.credentials.compactMap { $0.isMdoc ? $0.doctype : $0.vctValues?.first }.filter {
+            seen.insert($0).inserted
+        }
     }
 
     /// `redirect_uri` of a JSON answer, when it is a plausible URL (printable, bounded).

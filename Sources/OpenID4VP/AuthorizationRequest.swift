@@ -139,15 +139,16 @@ public struct AuthorizationRequest: Sendable {
         case (_?, _?):
             throw .invalidRequest("both dcql_query and presentation_definition are present")
         }
-        guard dcqlQuery.credentials.contains(where: \.isMdoc) else {
-            throw AuthorizationError(.vpFormatsNotSupported, "no credential query asks for mso_mdoc")
+        guard dcqlQuery.credentials.contains(where: { $0.isMdoc || $0.isSDJWT }) else {
+            throw AuthorizationError(.vpFormatsNotSupported, "no credential query asks for mso_mdoc or dc+sd-jwt")
         }
 
         if let metadata = try json("client_metadata") {
             clientMetadata = try ClientMetadata(json: metadata)
         }
-        if let mdoc = clientMetadata, mdoc.hasVPFormats, mdoc.mdocFormat == nil {
-            throw AuthorizationError(.vpFormatsNotSupported, "vp_formats_supported does not list mso_mdoc")
+        if let metadata = clientMetadata, metadata.hasVPFormats, metadata.mdocFormat == nil, !metadata.listsSDJWT {
+            throw AuthorizationError(
+                .vpFormatsNotSupported, "vp_formats_supported lists neither mso_mdoc nor dc+sd-jwt")
         }
         expiresAt = try Self.date(parameters["exp"], "exp")
         notBefore = try Self.date(parameters["nbf"], "nbf")

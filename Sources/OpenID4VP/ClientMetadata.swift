@@ -11,6 +11,8 @@ public struct ClientMetadata: Sendable, Equatable {
     public var encryptedResponseEncValues: [String]
     /// `vp_formats_supported.mso_mdoc`, if `vp_formats_supported` is present (nil: not given).
     public var mdocFormat: MdocFormat?
+    /// Whether `vp_formats_supported` lists dc+sd-jwt.
+    public var listsSDJWT = false
     /// Whether `vp_formats_supported` was given at all.
     public var hasVPFormats: Bool
     /// `client_name`.
@@ -102,6 +104,7 @@ public struct ClientMetadata: Sendable, Equatable {
                 throw .invalidRequest("vp_formats_supported is not a JSON object")
             }
             hasVPFormats = true
+            listsSDJWT = formatMembers["dc+sd-jwt"] != nil
             if let mdoc = formatMembers["mso_mdoc"] {
                 guard mdoc.objectValue != nil || mdoc.isNull else {
                     throw .invalidRequest("vp_formats_supported.mso_mdoc is not a JSON object")

@@ -4,6 +4,29 @@ import ISO18013
 import JOSE
 import MdocCrypto
 import Presentation
+import SDJWT
+
+/// A credential that answers a DCQL credential query: an mdoc or an SD-JWT VC.
+public enum DCQLCredential: Sendable {
+    case mdoc(PresentableCredential)
+    case sdJWT(PresentableSDJWT)
+
+    /// The store's credential ID.
+    public var id: String {
+        switch self {
+        case .mdoc(let credential): return credential.id
+        case .sdJWT(let credential): return credential.id
+        }
+    }
+
+    /// The mdoc's docType or the SD-JWT VC's vct (what consent and history name).
+    public var docType: String {
+        switch self {
+        case .mdoc(let credential): return credential.docType
+        case .sdJWT(let credential): return credential.vct
+        }
+    }
+}
 
 /// The credentials chosen for a DCQL query and the consent request that asks the user.
 public struct DCQLMatch: Sendable {
@@ -11,10 +34,22 @@ public struct DCQLMatch: Sendable {
     public struct Selection: Sendable {
         /// The credential query `id` (the `vp_token` key).
         public let queryID: String
-        public let credential: PresentableCredential
+        public let credential: DCQLCredential
         /// The claims of the chosen claim set, as the consent prompt shows them (all
         /// available, all required: DCQL returns a chosen set whole or not at all).
         public let elements: [RequestedElement]
+        /// For an SD-JWT VC: the claims path behind each element.
+        public let claimPaths: [ElementID: ClaimPath]
+
+        public init(
+            queryID: String, credential: DCQLCredential, elements: [RequestedElement],
+            claimPaths: [ElementID: ClaimPath] = [:]
+        ) {
+            self.queryID = queryID
+            self.credential = credential
+            self.elements = elements
+            self.claimPaths = claimPaths
+        }
 
         /// The requested elements, in request order.
         public var elementIDs: [ElementID] { elements.map(\.id) }
@@ -30,7 +65,7 @@ public struct DCQLMatch: Sendable {
     public let consentRequest: ConsentRequest
 
     /// Credential query id → the credential that answers it.
-    public var credentialsByQueryID: [String: PresentableCredential] {
+    public var credentialsByQueryID: [String: DCQLCredential] {
         Dictionary(selections.map { ($0.queryID, $0.credential) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -60,31 +95,37 @@ public struct DCQLMatch: Sendable {
     }
 }
 
-/// Chooses credentials for a DCQL query (OpenID4VP 1.0 section 6.4) among the holder's mdocs.
+/// Chooses credentials for a DCQL query (OpenID4VP 1.0 section 6.4) among the holder's mdocs
+/// and SD-JWT VCs.
 ///
 /// For each mso_mdoc credential query: the credentials of its doc type (and, if the verifier
 /// lists algorithms in `vp_formats_supported.mso_mdoc`, whose issuer and device algorithms it
-/// accepts); the first claim set (in the verifier's order of preference) some credential can
-/// deliver whole, with `values` restrictions applied. Then the credential sets: every required
-/// set needs one option whose queries all matched; optional sets are added when they can be.
-/// Credential queries of other formats match nothing.
+/// accepts); for each dc+sd-jwt query: the SD-JWT VCs whose vct is in `vct_values`. Then the
+/// first claim set (in the verifier's order of preference) some credential can deliver whole,
+/// with `values` restrictions applied. Then the credential sets: every required set needs one
+/// option whose queries all matched; optional sets are added when they can be. Credential
+/// queries of other formats match nothing.
 public enum DCQLMatcher {
-    /// Matches `query` against `credentials`.
+    /// Matches `query` against `credentials` (mdocs) and `sdJWTs`.
     ///
-    /// - Throws: `vp_formats_not_supported` if no credential query asks for mso_mdoc;
-    ///   `access_denied` if the query cannot be satisfied (no credential, or none that can
-    ///   deliver a whole claim set).
+    /// - Throws: `vp_formats_not_supported` if no credential query asks for mso_mdoc or
+    ///   dc+sd-jwt; `access_denied` if the query cannot be satisfied (no credential, or none
+    ///   that can deliver a whole claim set).
     public static func match(
-        _ query: DCQLQuery, credentials: [PresentableCredential], requester: Requester,
-        clientMetadata: ClientMetadata? = nil
+        _ query: DCQLQuery, credentials: [PresentableCredential], sdJWTs: [PresentableSDJWT] = [],
+        requester: Requester, clientMetadata: ClientMetadata? = nil
     ) throws(AuthorizationError) -> DCQLMatch {
-        guard query.credentials.contains(where: \.isMdoc) else {
-            throw AuthorizationError(.vpFormatsNotSupported, "no credential query asks for mso_mdoc")
+        guard query.credentials.contains(where: { $0.isMdoc || $0.isSDJWT }) else {
+            throw AuthorizationError(.vpFormatsNotSupported, "no credential query asks for mso_mdoc or dc+sd-jwt")
         }
         let usable = credentials.filter { accepts(clientMetadata?.mdocFormat, $0) }
-        var found: [String: (PresentableCredential, [DCQLQuery.ClaimQuery])] = [:]
+        var found: [String: (DCQLCredential, [DCQLQuery.ClaimQuery])] = [:]
         for credentialQuery in query.credentials {
-            if let match = satisfy(credentialQuery, with: usable) { found[credentialQuery.id] = match }
+            if let (credential, claims) = satisfy(credentialQuery, with: usable) {
+                found[credentialQuery.id] = (.mdoc(credential), claims)
+            } else if let (credential, claims) = satisfy(credentialQuery, withSDJWTs: sdJWTs) {
+                found[credentialQuery.id] = (.sdJWT(credential), claims)
+            }
         }
         guard let ids = resolve(query, satisfied: Set(found.keys)), !ids.isEmpty else {
             throw .accessDenied("no credential satisfies the request")
@@ -93,8 +134,17 @@ public enum DCQLMatcher {
         for credentialQuery in query.credentials where ids.contains(credentialQuery.id) {
             guard let (credential, claims) = found[credentialQuery.id] else { continue }
             var elements: [RequestedElement] = []
+            var claimPaths: [ElementID: ClaimPath] = [:]
             for claim in claims {
-                guard let id = claim.element else { continue }
+                let id: ElementID
+                if case .sdJWT = credential, let path = try? ClaimPath(json: claim.path) {
+                    id = ElementID(claimPath: path.description)
+                    claimPaths[id] = path
+                } else if let element = claim.element {
+                    id = element
+                } else {
+                    continue
+                }
                 if let index = elements.firstIndex(where: { $0.id == id }) {
                     // The same claim named twice: one element, retained if either says so.
                     elements[index].intentToRetain = elements[index].intentToRetain || claim.intentToRetain
@@ -104,7 +154,8 @@ public enum DCQLMatcher {
                 }
             }
             selections.append(
-                DCQLMatch.Selection(queryID: credentialQuery.id, credential: credential, elements: elements))
+                DCQLMatch.Selection(
+                    queryID: credentialQuery.id, credential: credential, elements: elements, claimPaths: claimPaths))
         }
         let documents = selections.map {
             DocumentRequest(
@@ -122,22 +173,42 @@ public enum DCQLMatcher {
     )? {
         guard query.isMdoc, let doctype = query.doctype else { return nil }
         let candidates = credentials.filter { $0.docType == doctype }
-        let options: [[DCQLQuery.ClaimQuery]]
-        if let claims = query.claims {
-            if let claimSets = query.claimSets {
-                options = claimSets.map { set in set.compactMap { id in claims.first { $0.id == id } } }
-            } else {
-                options = [claims]
-            }
-        } else {
-            options = [[]]
-        }
-        for option in options {
+        for option in claimOptions(query) {
             for candidate in candidates where option.allSatisfy({ canDeliver($0, from: candidate) }) {
                 return (candidate, option)
             }
         }
         return nil
+    }
+
+    /// The SD-JWT VC and claim set that answer one dc+sd-jwt credential query, if any.
+    static func satisfy(_ query: DCQLQuery.CredentialQuery, withSDJWTs credentials: [PresentableSDJWT]) -> (
+        PresentableSDJWT, [DCQLQuery.ClaimQuery]
+    )? {
+        guard query.isSDJWT, let vctValues = query.vctValues else { return nil }
+        let candidates = credentials.filter { vctValues.contains($0.vct) }
+        for option in claimOptions(query) {
+            for candidate in candidates where option.allSatisfy({ canDeliver($0, from: candidate) }) {
+                return (candidate, option)
+            }
+        }
+        return nil
+    }
+
+    /// The claim sets of a query, the verifier's preferred first.
+    private static func claimOptions(_ query: DCQLQuery.CredentialQuery) -> [[DCQLQuery.ClaimQuery]] {
+        guard let claims = query.claims else { return [[]] }
+        guard let claimSets = query.claimSets else { return [claims] }
+        return claimSets.map { set in set.compactMap { id in claims.first { $0.id == id } } }
+    }
+
+    /// Whether the SD-JWT VC has a claim at the path (and, with `values`, one of those values).
+    static func canDeliver(_ claim: DCQLQuery.ClaimQuery, from credential: PresentableSDJWT) -> Bool {
+        guard let path = try? ClaimPath(json: claim.path) else { return false }
+        let found = credential.credential.claims.values(at: path)
+        guard !found.isEmpty else { return false }
+        guard let values = claim.values else { return true }
+        return found.contains { value in values.contains { $0 == value } }
     }
 
     /// Whether `credential` holds the claim (and, with `values`, one of those values).

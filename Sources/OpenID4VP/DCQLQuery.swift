@@ -1,5 +1,6 @@
 import Consent
 import JOSE
+import SDJWT
 
 /// A Digital Credentials Query Language query (OpenID4VP 1.0 section 6): which credentials,
 /// which of their claims, and which combinations of credentials answer the request.
@@ -9,6 +10,8 @@ import JOSE
 public struct DCQLQuery: Sendable, Equatable {
     /// The credential format identifier of ISO mdocs.
     public static let mdocFormat = "mso_mdoc"
+    /// The credential format identifier of SD-JWT VCs (OpenID4VP 1.0 appendix B.3).
+    public static let sdJWTFormat = "dc+sd-jwt"
 
     /// `credentials`: at least one, ids unique.
     public var credentials: [CredentialQuery]
@@ -25,6 +28,8 @@ public struct DCQLQuery: Sendable, Equatable {
         public var multiple: Bool
         /// `meta.doctype_value` (mso_mdoc).
         public var doctype: String?
+        /// `meta.vct_values` (dc+sd-jwt): the credential types that answer.
+        public var vctValues: [String]?
         /// `claims`, if given (nil: no claims requested).
         public var claims: [ClaimQuery]?
         /// `claim_sets`: claim ids, most preferred option first.
@@ -34,11 +39,13 @@ public struct DCQLQuery: Sendable, Equatable {
 
         public init(
             id: String, format: String = DCQLQuery.mdocFormat, doctype: String?, claims: [ClaimQuery]? = nil,
-            claimSets: [[String]]? = nil, multiple: Bool = false, requireCryptographicHolderBinding: Bool = true
+            claimSets: [[String]]? = nil, multiple: Bool = false, requireCryptographicHolderBinding: Bool = true,
+            vctValues: [String]? = nil
         ) {
             self.id = id
             self.format = format
             self.doctype = doctype
+            self.vctValues = vctValues
             self.claims = claims
             self.claimSets = claimSets
             self.multiple = multiple
@@ -47,6 +54,8 @@ public struct DCQLQuery: Sendable, Equatable {
 
         /// Whether this asks for an ISO mdoc.
         public var isMdoc: Bool { format == DCQLQuery.mdocFormat }
+        /// Whether this asks for an SD-JWT VC.
+        public var isSDJWT: Bool { format == DCQLQuery.sdJWTFormat }
     }
 
     /// A Claims Query (section 6.3).
@@ -146,6 +155,13 @@ public struct DCQLQuery: Sendable, Equatable {
             }
             doctype = value
         }
+        var vctValues: [String]?
+        if format == sdJWTFormat {
+            guard let values = meta["vct_values"]?.arrayValue, !values.isEmpty,
+                values.allSatisfy({ !($0.stringValue ?? "").isEmpty })
+            else { throw .invalidRequest("a dc+sd-jwt credential query has no meta.vct_values array of strings") }
+            vctValues = values.compactMap(\.stringValue)
+        }
         var claims: [ClaimQuery]?
         if let claimsValue = members["claims"] {
             guard let array = claimsValue.arrayValue else { throw .invalidRequest("claims is not an array") }
@@ -159,7 +175,8 @@ public struct DCQLQuery: Sendable, Equatable {
             id: id, format: format, doctype: doctype, claims: claims, claimSets: claimSets,
             multiple: try bool(members["multiple"], "multiple") ?? false,
             requireCryptographicHolderBinding: try bool(
-                members["require_cryptographic_holder_binding"], "require_cryptographic_holder_binding") ?? true)
+                members["require_cryptographic_holder_binding"], "require_cryptographic_holder_binding") ?? true,
+            vctValues: vctValues)
     }
 
     private static func claimQuery(_ value: JSONValue) throws(AuthorizationError) -> ClaimQuery {
@@ -236,6 +253,9 @@ public struct DCQLQuery: Sendable, Equatable {
             guard !claim.path.isEmpty else { throw .invalidRequest("a claims path is empty") }
             if query.isMdoc, claim.element == nil {
                 throw .invalidRequest("an mso_mdoc claims path is not [namespace, element]")
+            }
+            if query.isSDJWT, (try? ClaimPath(json: claim.path)) == nil {
+                throw .invalidRequest("a dc+sd-jwt claims path holds something other than strings, indices and null")
             }
             if let id = claim.id {
                 guard Self.isIdentifier(id) else {

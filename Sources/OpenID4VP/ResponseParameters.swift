@@ -1,9 +1,11 @@
 import CBOR
 import Consent
+import Foundation
 import ISO18013
 import JOSE
 import MdocCrypto
 import Presentation
+import SDJWT
 
 /// A form body (`application/x-www-form-urlencoded`), fields in order.
 public struct FormBody: Sendable, Hashable {
@@ -126,7 +128,13 @@ public struct ResponseParameters: Sendable {
 
     /// `vp_token` of OpenID4VP 1.0: `{"<credential query id>": ["<base64url DeviceResponse>", ...]}`.
     public static func vpToken(_ presentations: [String: [[UInt8]]]) -> JSONValue {
-        .object(presentations.mapValues { .array($0.map { .string(JOSEBase64URL.encode($0)) }) })
+        vpToken(presentations.mapValues { $0.map { JOSEBase64URL.encode($0) } })
+    }
+
+    /// `vp_token` of OpenID4VP 1.0 from presentations already in their string form (a base64url
+    /// DeviceResponse, an SD-JWT with its Key Binding JWT).
+    public static func vpToken(_ presentations: [String: [String]]) -> JSONValue {
+        .object(presentations.mapValues { .array($0.map { .string($0) }) })
     }
 
     /// The success response: `vp_token` (and `state`) as form fields for `direct_post`, or
@@ -134,6 +142,11 @@ public struct ResponseParameters: Sendable {
     ///
     /// - Parameter presentations: credential query id → encoded DeviceResponses.
     public func successResponse(presentations: [String: [[UInt8]]]) throws(AuthorizationError) -> FormBody {
+        try body(["vp_token": Self.vpToken(presentations)])
+    }
+
+    /// The success response for presentations in their string form.
+    public func successResponse(presentations: [String: [String]]) throws(AuthorizationError) -> FormBody {
         try body(["vp_token": Self.vpToken(presentations)])
     }
 
@@ -207,7 +220,9 @@ public struct ResponseParameters: Sendable {
     ) {
         let approved = try match.approvedSelections(decision)
         let requester = match.consentRequest.requester
-        func document(_ selection: DCQLMatch.Selection, _ elements: [ElementID]) -> RequestedDocument {
+        func document(_ selection: DCQLMatch.Selection, _ credential: PresentableCredential, _ elements: [ElementID])
+            -> RequestedDocument
+        {
             var nameSpaces: [ItemsRequest.NameSpace] = []
             for element in elements {
                 let item = ItemsRequest.Element(
@@ -220,8 +235,8 @@ public struct ResponseParameters: Sendable {
                 }
             }
             return RequestedDocument(
-                itemsRequest: ItemsRequest(docType: selection.credential.docType, nameSpaces: nameSpaces),
-                credential: selection.credential, requester: requester)
+                itemsRequest: ItemsRequest(docType: credential.docType, nameSpaces: nameSpaces),
+                credential: credential, requester: requester)
         }
         func generate(_ documents: [RequestedDocument], _ approvals: [String: Set<ElementID>])
             throws(AuthorizationError)
@@ -243,22 +258,62 @@ public struct ResponseParameters: Sendable {
 
         if request.isPreFinal {
             var approvals: [String: Set<ElementID>] = [:]
+            var documents: [RequestedDocument] = []
             for (selection, elements) in approved {
-                approvals[selection.credential.docType, default: []].formUnion(elements)
+                guard case .mdoc(let credential) = selection.credential else {
+                    throw AuthorizationError(.serverError, "a presentation_definition response carries mdocs only")
+                }
+                approvals[credential.docType, default: []].formUnion(elements)
+                documents.append(document(selection, credential, elements))
             }
-            let (response, records) = try generate(approved.map { document($0.selection, $0.elements) }, approvals)
+            let (response, records) = try generate(documents, approvals)
             let body = try successResponse(
                 deviceResponse: response.encoded, descriptorIDs: approved.map(\.selection.queryID))
             return (body, records)
         }
-        var presentations: [String: [[UInt8]]] = [:]
+        var presentations: [String: [String]] = [:]
         var records: [PresentationRecord] = []
         for (selection, elements) in approved {
-            let (response, recorded) = try generate(
-                [document(selection, elements)], [selection.credential.docType: Set(elements)])
-            presentations[selection.queryID, default: []].append(response.encoded)
-            records += recorded
+            switch selection.credential {
+            case .mdoc(let credential):
+                let (response, recorded) = try generate(
+                    [document(selection, credential, elements)], [credential.docType: Set(elements)])
+                presentations[selection.queryID, default: []].append(JOSEBase64URL.encode(response.encoded))
+                records += recorded
+            case .sdJWT(let credential):
+                let paths = elements.compactMap { selection.claimPaths[$0] }
+                presentations[selection.queryID, default: []].append(try sdJWTPresentation(credential, paths: paths))
+                records.append(
+                    PresentationRecord(
+                        requester: requester, docType: credential.vct, elementsSent: elements, outcome: .sent))
+            }
         }
         return (try successResponse(presentations: presentations), records)
+    }
+
+    /// The SD-JWT VC with the Disclosures `paths` need and a Key Binding JWT for this request
+    /// (`aud` the full client_id, `nonce` the request's), signed in the key's secure area.
+    func sdJWTPresentation(_ credential: PresentableSDJWT, paths: [ClaimPath], at time: Date = Date())
+        throws(AuthorizationError) -> String
+    {
+        let vc = credential.credential
+        let disclosed = vc.sdJWT.presentation(disclosing: vc.claims.disclosuresNeeded(for: paths))
+        guard let algorithm = JWSAlgorithm.forSigning(with: credential.key.curve) else {
+            var error = AuthorizationError(.serverError, "key binding failed")
+            error.localDetail =
+                "credential \(credential.id): no JWS algorithm for a \(credential.key.curve.rawValue) key"
+            throw error
+        }
+        do {
+            return try KeyBindingJWT.append(
+                to: disclosed,
+                binding: .init(audience: request.clientID.raw, nonce: request.nonce, issuedAt: time),
+                hashAlgorithm: vc.hashAlgorithm, algorithm: algorithm
+            ) { try credential.key.signature(over: $0, algorithm: algorithm.signatureAlgorithm) }
+        } catch {
+            var failure = AuthorizationError(.serverError, "key binding failed")
+            failure.localDetail = "credential \(credential.id) (\(credential.key.location)): \(error)"
+            throw failure
+        }
     }
 }

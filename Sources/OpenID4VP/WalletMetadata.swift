@@ -9,14 +9,17 @@ public enum WalletMetadata {
     public static let accept = "application/" + RequestObjectVerifier.requestObjectType
 
     /// The wallet metadata (section 10): mso_mdoc with the COSE algorithms this holder
-    /// verifies and signs with, the client identifier prefixes it supports, the Request Object
+    /// verifies and signs with, dc+sd-jwt with the JWS algorithms of issuer-signed and Key
+    /// Binding JWTs, the client identifier prefixes it supports, the Request Object
     /// algorithms (left out for `redirect_uri:`, which cannot sign), the response modes and
     /// the response encryption it can do.
     public static func json(for clientID: ClientIdentifier? = nil) -> JSONValue {
         let algorithms: [JSONValue] = [.number(-7), .number(-35), .number(-36), .number(-8), .number(-9)]
+        let jwsAlgorithms = JSONValue.array(JWSAlgorithm.allCases.map { .string($0.rawValue) })
         var members: [String: JSONValue] = [
             "vp_formats_supported": [
-                "mso_mdoc": ["issuerauth_alg_values": .array(algorithms), "deviceauth_alg_values": .array(algorithms)]
+                "mso_mdoc": ["issuerauth_alg_values": .array(algorithms), "deviceauth_alg_values": .array(algorithms)],
+                "dc+sd-jwt": ["sd-jwt_alg_values": jwsAlgorithms, "kb-jwt_alg_values": jwsAlgorithms],
             ],
             "client_id_prefixes_supported": [
                 "pre-registered", "redirect_uri", "x509_san_dns", "x509_hash", "decentralized_identifier",

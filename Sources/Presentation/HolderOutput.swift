@@ -58,6 +58,13 @@ public struct PresentationRecord: Sendable, Equatable {
     public var docType: String
     public var elementsSent: [ElementID]
     public var outcome: Outcome
+
+    public init(requester: Requester, docType: String, elementsSent: [ElementID], outcome: Outcome) {
+        self.requester = requester
+        self.docType = docType
+        self.elementsSent = elementsSent
+        self.outcome = outcome
+    }
 }
 
 /// What the holder engine asks its transport and its user interface to do.

@@ -1,20 +1,10 @@
 import Foundation
 import JOSE
 import MdocCrypto
+import Presentation
 import SDJWT
 import SQLite
 import SecureArea
-
-/// An SD-JWT VC as the online presentation uses it: the compact form as issued and a handle on
-/// its key-binding key in its secure area. `description` names it only.
-public struct StoredSDJWTCredential: Sendable, CustomStringConvertible {
-    public let id: String
-    public let credential: SDJWTVC
-    public let key: any DeviceKey
-
-    public var vct: String { credential.vct }
-    public var description: String { "StoredSDJWTCredential(\(id), \(vct))" }
-}
 
 extension CredentialStore {
     /// The text of an issuer's SD-JWT VC file, when the file is one (`<JWT>~...~`); nil for
@@ -159,22 +149,45 @@ extension CredentialStore {
     }
 
     /// The SD-JWT VC `id` with its key, ready to present; nil when no SD-JWT VC has that ID.
-    public func sdJWTCredential(id: String) throws(WalletError) -> StoredSDJWTCredential? {
+    public func sdJWTCredential(id: String) throws(WalletError) -> PresentableSDJWT? {
+        try readSDJWTs(id: id).readable.first
+    }
+
+    /// The SD-JWT VCs valid at `time` (no `nbf` after it, no `exp` before it), most recent
+    /// import first, with their keys; `unreadable` hears of each row that cannot be read back.
+    public func presentableSDJWTs(at time: Date = Date(), unreadable: (UnreadableRow) -> Void = { _ in })
+        throws(WalletError) -> [PresentableSDJWT]
+    {
+        let (readable, broken) = try readSDJWTs(id: nil)
+        for row in broken { unreadable(row) }
+        return readable.filter { (try? $0.credential.checkValidity(at: time)) != nil }
+    }
+
+    private func readSDJWTs(id: String?) throws(WalletError) -> (
+        readable: [PresentableSDJWT], unreadable: [UnreadableRow]
+    ) {
         let rows = try withDatabase { (db) throws(WalletError) in
             try sql { () throws(SQLiteError) in
-                try db.query("SELECT compact, key_id FROM sd_jwt_credentials WHERE id = ?", [.text(id)]) {
-                    (compact: $0.text(0) ?? "", keyID: $0.text(1) ?? "")
-                }
+                try db.query(
+                    """
+                    SELECT id, compact, key_id FROM sd_jwt_credentials WHERE ?1 IS NULL OR id = ?1
+                    ORDER BY imported_at DESC, rowid DESC
+                    """, [.text(id)]
+                ) { (id: $0.text(0) ?? "", compact: $0.text(1) ?? "", keyID: $0.text(2) ?? "") }
             }
         }
-        guard let row = rows.first else { return nil }
-        let credential: SDJWTVC
-        do {
-            credential = try SDJWTVC(issued: row.compact)
-        } catch {
-            throw .corruptCredential(id: id, reason: "its SD-JWT is not readable")
+        var readable: [PresentableSDJWT] = []
+        var unreadable: [UnreadableRow] = []
+        for row in rows {
+            do {
+                let credential = try SDJWTVC(issued: row.compact)
+                readable.append(PresentableSDJWT(id: row.id, credential: credential, key: try deviceKey(id: row.keyID)))
+            } catch {
+                let reason = error is SDJWTError ? "its SD-JWT is not readable" : "its key is not usable"
+                unreadable.append(UnreadableRow(kind: .credential, id: row.id, reason: reason))
+            }
         }
-        return StoredSDJWTCredential(id: id, credential: credential, key: try deviceKey(id: row.keyID))
+        return (readable, unreadable)
     }
 
     /// What `show` shows of the SD-JWT VC `id`: claim paths, values (JSON) only when

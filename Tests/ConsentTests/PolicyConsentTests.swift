@@ -81,7 +81,8 @@ struct PolicyConsentTests {
         let cases: [(String, String)] = [
             ("[[rule]]\nreader = \"sometimes\"\ndoctype = \"x\"\nallow = [\"*\"]\n", "line 2"),
             ("[[rule]]\nreader = \"any\"\nallow = [\"*\"]\n", "missing doctype"),
-            ("[[rule]]\nreader = \"any\"\ndoctype = \"x\"\nallow = [\"family_name\"]\n", "namespace:element"),
+            ("[[rule]]\nreader = \"any\"\ndoctype = \"x\"\nallow = [\":family_name\"]\n", "namespace:element"),
+            ("[[rule]]\nreader = \"any\"\ndoctype = \"x\"\nallow = [\"\"]\n", "empty"),
             ("[[rule]]\nreader = \"any\"\ndoctype = \"x\"\nallow = \"*\"\n", "array"),
             ("reader = \"any\"\n", "outside"),
             ("[rule]\n", "[[rule]]"),

@@ -158,10 +158,16 @@ import Testing
         #expect(parse(["dcql_query": "", "scope": "com.example.mdl"])?.code == .invalidScope)
         #expect(parse(["dcql_query": ""])?.code == .invalidRequest)
         #expect(parse(["dcql_query": "{not json"])?.code == .invalidRequest)
+        let jwtVCOnly = #"{"credentials":[{"id":"vc","format":"jwt_vc_json","meta":{"type_values":[["x"]]}}]}"#
+        #expect(parse(["dcql_query": jwtVCOnly])?.code == .vpFormatsNotSupported)
+        let neither = #"{"vp_formats_supported":{"jwt_vc_json":{}}}"#
+        #expect(parse(["client_metadata": neither])?.code == .vpFormatsNotSupported)
         let sdJWTOnly = #"{"credentials":[{"id":"pid","format":"dc+sd-jwt","meta":{"vct_values":["x"]}}]}"#
-        #expect(parse(["dcql_query": sdJWTOnly])?.code == .vpFormatsNotSupported)
-        let noMdoc = #"{"vp_formats_supported":{"dc+sd-jwt":{}}}"#
-        #expect(parse(["client_metadata": noMdoc])?.code == .vpFormatsNotSupported)
+        #expect(parse(["dcql_query": sdJWTOnly]) == nil)
+        #expect(
+            parse(["dcql_query": sdJWTOnly, "client_metadata": #"{"vp_formats_supported":{"dc+sd-jwt":{}}}"#]) == nil)
+        let noVCT = #"{"credentials":[{"id":"pid","format":"dc+sd-jwt","meta":{}}]}"#
+        #expect(parse(["dcql_query": noVCT])?.code == .invalidRequest)
         #expect(parse(["client_metadata": "[]"])?.code == .invalidRequest)
     }
 

@@ -254,8 +254,8 @@ import Testing
             query, credentials: [p384], requester: requester, clientMetadata: metadata(device: [-51]))
     }
 
-    @Test func refusesQueriesWithoutMdocs() throws {
-        let query = try DCQLQuery(credentials: [.init(id: "pid", format: "dc+sd-jwt", doctype: nil)])
+    @Test func refusesQueriesOfOtherFormatsOnly() throws {
+        let query = try DCQLQuery(credentials: [.init(id: "vc", format: "jwt_vc_json", doctype: nil)])
         #expect(
             authorizationError {
                 _ = try DCQLMatcher.match(query, credentials: [try wallet.issue()], requester: requester)

@@ -17,7 +17,10 @@ Endpoints (all HTTPS):
                        mode=direct_post|direct_post.jwt, variant=none|tampered|wrong-client|
                        missing-element|no-nonce-echo|no-mdoc-format, claims=ns:element,...,
                        enc=A128GCM,A256GCM,... (encrypted_response_enc_values_supported;
-                       absent: the member is left out, so the wallet's default applies)
+                       absent: the member is left out, so the wallet's default applies),
+                       pid=given_name,address.locality,nationalities.*,... (adds a dc+sd-jwt
+                       query "pid" for vct urn:eudi:pid:1 with these claim paths: dots separate,
+                       * is null, digits are indices), only=pid (leaves the mdl query out)
                        -> {"session", "url"}: the request URL a QR code would carry.
   GET|POST /request/ID the signed Request Object (POST: wallet_metadata and wallet_nonce, which
                        the signed request then echoes).
@@ -25,7 +28,11 @@ Endpoints (all HTTPS):
                        response = JWE) or error response (error, error_description, state).
                        A vp_token is checked with openvc.mdoc.verify_device_response against
                        the IACA and the OpenID4VP 1.0 SessionTranscript computed here, after
-                       checking that deviceSignature / deviceMac travel detached.
+                       checking that deviceSignature / deviceMac travel detached. An SD-JWT VC
+                       is checked with the IETF reference library (PyPI sd-jwt): the issuer
+                       signature with its x5c leaf, that leaf's chain to --sd-jwt-ca, every
+                       Disclosure, and the Key Binding JWT (typ kb+jwt, aud = client_id,
+                       nonce, sd_hash, iat within 5 minutes).
   GET /result/ID       what this verifier saw for the session (JSON).
   GET /slow?s=N        answers after N seconds (timeouts); GET /big: 2 MiB; GET /redirect: 302.
 
@@ -55,11 +62,48 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from joserfc import jwe
 from joserfc.jwk import ECKey
 from openvc import mdoc as openvc_mdoc
+from jwcrypto.jwk import JWK as JWCryptoJWK
+from sd_jwt.verifier import SDJWTVerifier
 
 MDL = "org.iso.18013.5.1.mDL"
 NS = "org.iso.18013.5.1"
 REQUEST_TYPE = "oauth-authz-req+jwt"
 PREREGISTERED_CLIENT_ID = "verifier.localhost"
+PID_VCT = "urn:eudi:pid:1"
+SD_JWT_REGISTERED = {"iss", "iat", "nbf", "exp", "cnf", "vct", "status", "sub", "_sd_alg"}
+
+
+def claim_path(text: str) -> list:
+    return [None if p == "*" else int(p) if p.isdigit() else p for p in text.split(".")]
+
+
+def disclosed_paths(value, prefix="") -> list:
+    """The leaf claims a verifier sees, as dotted paths (array positions are the verifier's)."""
+    if isinstance(value, dict):
+        out = []
+        for key, member in value.items():
+            if prefix == "" and key in SD_JWT_REGISTERED:
+                continue
+            out += disclosed_paths(member, f"{prefix}.{key}" if prefix else key)
+        return out
+    if isinstance(value, list):
+        return [p for i, member in enumerate(value) for p in disclosed_paths(member, f"{prefix}.{i}")]
+    return [prefix]
+
+
+def verify_sd_jwt(presentation: str, ca, client_id: str, nonce: str) -> dict:
+    """Checks an SD-JWT VC presentation with the reference library; returns the claims seen."""
+    def issuer_key(_iss, header):
+        chain = [x509.load_der_x509_certificate(base64.b64decode(c)) for c in header["x5c"]]
+        chain[0].verify_directly_issued_by(ca)
+        now = datetime.datetime.now(datetime.timezone.utc)
+        assert chain[0].not_valid_before_utc <= now <= chain[0].not_valid_after_utc, "issuer certificate not valid now"
+        return JWCryptoJWK.from_pyca(chain[0].public_key())
+    verifier = SDJWTVerifier(presentation, issuer_key, expected_aud=client_id, expected_nonce=nonce)
+    kb_header, kb_payload = [json.loads(b64url_decode(p)) for p in presentation.rsplit("~", 1)[1].split(".")[:2]]
+    assert kb_header.get("typ") == "kb+jwt", kb_header
+    assert abs(time.time() - kb_payload["iat"]) < 300, "KB-JWT iat is not recent"
+    return verifier.get_verified_payload()
 
 
 def b64url(data: bytes) -> str:
@@ -193,7 +237,8 @@ def session_transcript(client_id: str, nonce: str, thumbprint, response_uri: str
 
 
 class Verifier:
-    def __init__(self, port, sign_key, sign_chain, iaca):
+    def __init__(self, port, sign_key, sign_chain, iaca, sd_jwt_ca=None):
+        self.sd_jwt_ca = sd_jwt_ca
         self.port = port
         self.base = f"https://localhost:{port}"
         self.sign_key = sign_key
@@ -229,10 +274,12 @@ class Verifier:
         enc_jwk.update({"kid": "enc-" + sid[:6], "use": "enc", "alg": "ECDH-ES"})
         metadata = {
             "client_name": "OID4VP Test Verifier",
-            "vp_formats_supported": {"mso_mdoc": {"issuerauth_alg_values": [-7, -9], "deviceauth_alg_values": [-7, -9]}},
+            "vp_formats_supported": {"mso_mdoc": {"issuerauth_alg_values": [-7, -9], "deviceauth_alg_values": [-7, -9]},
+                                     "dc+sd-jwt": {"sd-jwt_alg_values": ["ES256"], "kb-jwt_alg_values": ["ES256"]}},
         }
         if variant == "no-mdoc-format":
-            metadata["vp_formats_supported"] = {"dc+sd-jwt": {"sd-jwt_alg_values": ["ES256"]}}
+            # Neither mso_mdoc nor dc+sd-jwt: nothing this wallet can answer with.
+            metadata["vp_formats_supported"] = {"jwt_vc_json": {"alg_values": ["ES256"]}}
         if mode == "direct_post.jwt":
             metadata["jwks"] = {"keys": [enc_jwk]}
             if form.get("enc"):
@@ -241,6 +288,10 @@ class Verifier:
             "id": "mdl", "format": "mso_mdoc", "meta": {"doctype_value": MDL},
             "claims": [{"path": c.split(":", 1), "intent_to_retain": False} for c in claims],
         }]}
+        if form.get("pid"):
+            pid_query = {"id": "pid", "format": "dc+sd-jwt", "meta": {"vct_values": [PID_VCT]},
+                         "claims": [{"path": claim_path(c)} for c in form["pid"].split(",")]}
+            dcql["credentials"] = ([] if form.get("only") == "pid" else dcql["credentials"]) + [pid_query]
         params = {
             "client_id": client_id, "response_type": "vp_token", "response_mode": mode,
             "response_uri": response_uri, "nonce": nonce, "state": state, "dcql_query": dcql,
@@ -250,6 +301,7 @@ class Verifier:
             "id": sid, "kind": kind, "delivery": delivery, "mode": mode, "variant": variant,
             "client_id": client_id, "nonce": nonce, "state": state, "response_uri": response_uri,
             "params": params, "enc_key": enc_key, "enc_jwk": enc_jwk,
+            "queries": [q["id"] for q in dcql["credentials"]],
             "result": {
                 "request_fetches": [], "received": False, "error": None, "verified": False,
                 "verify_error": None, "disclosed": {}, "encrypted": None, "jwe_kid": None,
@@ -320,20 +372,33 @@ class Verifier:
         vp_token = fields.get("vp_token")
         if isinstance(vp_token, str):
             vp_token = json.loads(vp_token)
+        documents = []
         try:
-            presentations = vp_token["mdl"]
-            assert isinstance(presentations, list) and len(presentations) == 1
-            device_response = b64url_decode(presentations[0])
-            thumbprint = jwk_thumbprint(session["enc_jwk"]) if session["mode"] == "direct_post.jwt" else None
-            transcript = session_transcript(session["client_id"], session["nonce"], thumbprint, session["response_uri"])
-            check_device_auth_detached(device_response)
-            documents = openvc_mdoc.verify_device_response(
-                device_response, trust_anchors=[self.iaca], session_transcript=transcript,
-                expected_doc_type=MDL)
+            assert set(vp_token) <= set(session["queries"]), f"unrequested vp_token keys {sorted(vp_token)}"
+            if "mdl" in vp_token:
+                presentations = vp_token["mdl"]
+                assert isinstance(presentations, list) and len(presentations) == 1
+                device_response = b64url_decode(presentations[0])
+                thumbprint = jwk_thumbprint(session["enc_jwk"]) if session["mode"] == "direct_post.jwt" else None
+                transcript = session_transcript(
+                    session["client_id"], session["nonce"], thumbprint, session["response_uri"])
+                check_device_auth_detached(device_response)
+                documents = openvc_mdoc.verify_device_response(
+                    device_response, trust_anchors=[self.iaca], session_transcript=transcript,
+                    expected_doc_type=MDL)
+            if "pid" in vp_token:
+                presentations = vp_token["pid"]
+                assert isinstance(presentations, list) and len(presentations) == 1
+                assert self.sd_jwt_ca is not None, "no --sd-jwt-ca to check an SD-JWT VC with"
+                claims = verify_sd_jwt(presentations[0], self.sd_jwt_ca, session["client_id"], session["nonce"])
+                assert claims.get("vct") == PID_VCT, claims.get("vct")
+                result["sd_jwt_verified"] = True
+                result["sd_jwt_disclosed"] = sorted(disclosed_paths(claims))
         except Exception as exc:  # report any failure to the test
             result["verify_error"] = f"{type(exc).__name__}: {exc}"
             return 400, {"error": "invalid_request", "error_description": "the presentation does not verify"}
-        result["verified"] = all(d.device_signed for d in documents)
+        result["verified"] = all(d.device_signed for d in documents) and (bool(documents) or "pid" in vp_token)
+        result["vp_token_keys"] = sorted(vp_token)
         result["doc_types"] = [d.doc_type for d in documents]
         result["disclosed"] = {ns: sorted(d.namespaces[ns].keys()) for d in documents for ns in d.namespaces}
         return 200, {"redirect_uri": f"{self.base}/done?session={session['id']}"}
@@ -425,6 +490,7 @@ def main():
     parser.add_argument("--iaca", required=True, help="the IACA certificate (PEM) DeviceResponses chain to")
     parser.add_argument("--lifetime", type=float, default=300, help="exit after this many seconds")
     parser.add_argument("--ready-file", help="also write the JSON line here (atomically) once listening")
+    parser.add_argument("--sd-jwt-ca", help="the CA certificate (PEM) SD-JWT VC issuers chain to")
     args = parser.parse_args()
 
     # A child spawned from a test runner may inherit a signal mask with SIGTERM blocked.
@@ -444,7 +510,11 @@ def main():
     server.daemon_threads = True
     server.socket = context.wrap_socket(server.socket, server_side=True)
     port = server.server_address[1]
-    Handler.verifier = Verifier(port, sign_key, sign_chain, iaca)
+    sd_jwt_ca = None
+    if args.sd_jwt_ca:
+        with open(args.sd_jwt_ca, "rb") as f:
+            sd_jwt_ca = x509.load_pem_x509_certificate(f.read())
+    Handler.verifier = Verifier(port, sign_key, sign_chain, iaca, sd_jwt_ca)
 
     # The wallet-side registration of this verifier as a pre-registered client.
     jwk_path = os.path.join(args.dir, "verifier-signing.jwk")
