@@ -129,7 +129,8 @@ let package = Package(
         .testTarget(name: "ISO18013Tests", dependencies: ["ISO18013", "TestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         .testTarget(
-            name: "WalletTests", dependencies: ["Wallet", "Presentation", "MdocIssuer", "TestSupport", "SecureArea"]),
+            name: "WalletTests",
+            dependencies: ["Wallet", "Presentation", "MdocIssuer", "TestSupport", "SecureArea", "SDJWT", "JOSE"]),
         .testTarget(name: "ConsentTests", dependencies: ["Consent", "TestSupport"]),
         .testTarget(name: "BoundedFileTests", dependencies: ["BoundedFile"]),
         .testTarget(

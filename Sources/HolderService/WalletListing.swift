@@ -17,12 +17,14 @@ enum WalletListing {
             summaries.map { summary in
                 var fields: [String: DBusValue] = [
                     "id": .string(summary.id),
+                    "format": .string(summary.format),
                     "doctype": .string(summary.docType),
                     "issuer": .string(summary.issuerSubject ?? ""),
                     "valid_from": .string(rfc3339(summary.validFrom)),
-                    "valid_until": .string(rfc3339(summary.validUntil)),
                     "elements": .strings(summary.elements),
                 ]
+                // An SD-JWT VC without exp does not expire.
+                if summary.validUntil != .distantFuture { fields["valid_until"] = .string(rfc3339(summary.validUntil)) }
                 // A damaged row: what is wrong and what to do (it is never presented).
                 if let problem = summary.problem { fields["problem"] = .string(problem) }
                 return .properties(fields)

@@ -96,14 +96,15 @@ extension CredentialStore {
                 try db.run(
                     """
                     INSERT INTO sd_jwt_credentials (id, vct, issuer, compact, key_id, issuer_subject,
-                        valid_from, valid_until, imported_at, claims)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        valid_from, valid_until, status, imported_at, claims)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(id), .text(credential.vct), .text(credential.issuer), .text(credential.compact),
                         .text(key.id), .text(subject),
                         validFrom.map { .real($0.timeIntervalSince1970) } ?? .null,
                         credential.expires.map { .real($0.timeIntervalSince1970) } ?? .null,
+                        .text(credential.status.map { String(decoding: $0.serialized, as: UTF8.self) }),
                         .real(Date().timeIntervalSince1970),
                         .text(JSONList.encode(credential.claimPaths.map(\.description))),
                     ])

@@ -65,6 +65,7 @@ enum Schema {
             issuer_subject TEXT,                -- x5c leaf certificate subject
             valid_from REAL,                    -- nbf (or iat), seconds since 1970
             valid_until REAL,                   -- exp
+            status TEXT,                        -- the status claim (a status list reference) as JSON
             imported_at REAL NOT NULL,
             claims TEXT NOT NULL                -- JSON array of claim paths, no values
         ) STRICT;

@@ -111,7 +111,9 @@ struct ServiceBusTests {
             let list = try #require(try await Self.call(client, "ListCredentials").first?.arrayValue)
             #expect(list.count == 1)
             let credential = try #require(list[0].propertiesValue)
-            #expect(Set(credential.keys) == ["id", "doctype", "issuer", "valid_from", "valid_until", "elements"])
+            #expect(
+                Set(credential.keys) == ["id", "format", "doctype", "issuer", "valid_from", "valid_until", "elements"])
+            #expect(credential["format"]?.stringValue == "mso_mdoc")
             #expect(credential["doctype"]?.stringValue == "org.iso.18013.5.1.mDL")
             #expect(credential["elements"]?.stringArrayValue?.contains("org.iso.18013.5.1:family_name") == true)
             #expect(credential["valid_until"]?.stringValue?.hasSuffix("Z") == true)

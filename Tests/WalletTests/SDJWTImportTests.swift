@@ -2,6 +2,7 @@ import Foundation
 import JOSE
 import MdocCrypto
 import SDJWT
+import SQLite
 import TestSupport
 import Testing
 
@@ -39,14 +40,16 @@ struct SDJWTImportTests {
         issuerCertificate = try leaf.issued(by: anchor, issuerKey: caKey)
     }
 
-    private func issue(exp: TimeInterval = 86_400, holder: PublicKey? = nil) throws -> String {
-        let claims: [String: JSONValue] = [
+    private func issue(exp: TimeInterval = 86_400, holder: PublicKey? = nil, status: JSONValue? = nil) throws -> String
+    {
+        var claims: [String: JSONValue] = [
             "iss": "https://pid-issuer.example", "vct": "urn:eudi:pid:1",
             "iat": .number(now.timeIntervalSince1970.rounded(.down)),
             "exp": .number((now.timeIntervalSince1970 + exp).rounded(.down)),
             "cnf": ["jwk": try JWK(publicKey: holder ?? holderKey.publicKey).json()],
             "given_name": "Erika", "address": ["locality": "Köln", "country": "DE"],
         ]
+        if let status { claims["status"] = status }
         return try SDJWTIssuance(
             claims: claims,
             selectivelyDisclosable: [
@@ -127,6 +130,16 @@ struct SDJWTImportTests {
         #expect(try store.list().isEmpty)
         #expect(try store.sdJWTCredential(id: id) == nil)
         #expect(throws: WalletError.unknownCredential(id: id)) { try store.delete(id: id) }
+    }
+
+    /// The status reference is kept beside the credential (for a later revocation check).
+    @Test func keepsTheStatusReference() throws {
+        let status: JSONValue = ["status_list": ["idx": 412, "uri": "https://pid-issuer.example/statuslists/1"]]
+        let id = try importing(try issue(status: status))
+        let db = try SQLiteDatabase(path: dir.file("wallet.sqlite"))
+        let stored = try db.query("SELECT status FROM sd_jwt_credentials WHERE id = ?", [.text(id)]) { $0.text(0) }
+        let text = try #require(stored.first ?? nil)
+        #expect(try JSONValue(parsing: text) == status)
     }
 
     /// A file's text is taken as an SD-JWT VC only when it has the compact form.
