@@ -23,6 +23,7 @@ test: test-deps
 	$(SWIFT) test
 	Tests/Support/tty-consent-test.sh .build/debug
 	Tests/Support/cli-test.sh .build/debug
+	Tests/Support/vci-test.sh .build/debug
 	Tests/Support/fuzz-replay.sh .build/debug
 	Tests/Support/ble-bluezoo-test.sh .build/debug
 	Tests/Support/secure-area-test.sh .build/debug

@@ -70,11 +70,14 @@ let package = Package(
         .target(
             name: "OpenID4VP",
             dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation", "BoundedFile"]),
-        // The OpenID4VP flow over HTTPS (AsyncHTTPClient): fetch, verify, consent, respond, record.
+        // Receiving credentials: OpenID4VCI 1.0 offers, metadata, tokens, proofs, responses.
+        .target(name: "OpenID4VCI", dependencies: ["JOSE", "MdocCrypto", "OpenID4VP", "Consent"]),
+        // The OpenID4VP and OpenID4VCI flows over HTTPS (AsyncHTTPClient): fetch, verify, consent,
+        // respond or store, record.
         .target(
             name: "OnlineTransport",
             dependencies: [
-                "OpenID4VP", "Wallet", "Consent", "Presentation", "ISO18013", "MdocCrypto", "JOSE",
+                "OpenID4VP", "OpenID4VCI", "Wallet", "Consent", "Presentation", "ISO18013", "MdocCrypto", "JOSE",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -138,6 +141,7 @@ let package = Package(
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
+        .testTarget(name: "OpenID4VCITests", dependencies: ["OpenID4VCI", "JOSE", "MdocCrypto", "Consent"]),
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport", "SecureArea"]),
         .testTarget(
             name: "HolderServiceTests",

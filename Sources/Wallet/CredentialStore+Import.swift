@@ -205,7 +205,7 @@ extension CredentialStore {
     }
 
     /// A fresh random ID: 16 hex digits (64 bits), not in the store nor in `avoiding`.
-    private static func newID(_ db: SQLiteDatabase, avoiding: [String]) throws(SQLiteError) -> String {
+    static func newID(_ db: SQLiteDatabase, avoiding: [String]) throws(SQLiteError) -> String {
         while true {
             let id = SecureRandom.bytes(8).map { byte in
                 let digits = Array("0123456789abcdef")

@@ -39,7 +39,14 @@ extension CredentialStore {
                 let keys = try db.query("SELECT \(KeyRows.columns) FROM keys ORDER BY created_at, rowid") {
                     KeyRows.read($0)
                 }.compactMap { $0 }
-                let uses = try db.query("SELECT key_id, id FROM credentials ORDER BY imported_at, rowid") {
+                let uses = try db.query(
+                    """
+                    SELECT key_id, id FROM (SELECT key_id, id, imported_at, rowid AS r FROM credentials
+                        UNION SELECT cc.key_id, cc.credential_id, c.imported_at, c.rowid FROM credential_copies cc
+                        JOIN credentials c ON c.id = cc.credential_id)
+                    ORDER BY imported_at, r
+                    """
+                ) {
                     (key: $0.text(0) ?? "", credential: $0.text(1) ?? "")
                 }
                 return keys.map { key in (key, uses.filter { $0.key == key.id }.map(\.credential)) }
@@ -87,6 +94,11 @@ extension CredentialStore {
         }
         try withDatabase { (db) throws(WalletError) in
             try transaction(db) {
+                _ = try db.run(
+                    """
+                    DELETE FROM credential_copies WHERE credential_id IN
+                        (SELECT id FROM credentials WHERE key_id = ? UNION SELECT credential_id FROM credential_copies WHERE key_id = ?)
+                    """, [.text(id), .text(id)])
                 _ = try db.run("DELETE FROM credentials WHERE key_id = ?", [.text(id)])
                 _ = try db.run("DELETE FROM keys WHERE id = ?", [.text(id)])
             }

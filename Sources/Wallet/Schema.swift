@@ -54,6 +54,42 @@ enum Schema {
         ALTER TABLE credentials ADD COLUMN key_id TEXT REFERENCES keys (id);
         CREATE INDEX credentials_by_key ON credentials (key_id);
         """,
+        // 4: credentials received over OpenID4VCI: the issuer, the notification id, batch copies
+        // (one key each; the credentials row keeps copy 0); the history records issuance
+        // ('received', with the number of copies).
+        """
+        ALTER TABLE credentials ADD COLUMN issuer TEXT;                 -- Credential Issuer Identifier
+        ALTER TABLE credentials ADD COLUMN notification_id TEXT;
+        ALTER TABLE credentials ADD COLUMN notification_endpoint TEXT;
+        CREATE TABLE credential_copies (
+            credential_id TEXT NOT NULL REFERENCES credentials (id),
+            copy INTEGER NOT NULL,              -- 0 is the credentials row's own
+            issuer_signed BLOB NOT NULL,
+            key_id TEXT NOT NULL REFERENCES keys (id),
+            presented_at REAL,                  -- first presentation; NULL while unused
+            PRIMARY KEY (credential_id, copy)
+        ) STRICT;
+        CREATE TABLE history_v4 (
+            id INTEGER PRIMARY KEY,
+            time REAL NOT NULL,
+            channel TEXT NOT NULL,              -- "ble", "online" or "issuance"
+            requester_name TEXT NOT NULL,       -- issuance: the issuer's display name
+            requester_identifier TEXT,          -- issuance: the Credential Issuer Identifier
+            authentication TEXT NOT NULL,
+            doc_type TEXT NOT NULL,
+            elements_sent TEXT NOT NULL,        -- issuance: the elements received, no values
+            decision TEXT NOT NULL CHECK (decision IN ('sent', 'declined', 'failed', 'received')),
+            decision_reason TEXT,
+            copies INTEGER                      -- issuance: how many copies were stored
+        ) STRICT;
+        INSERT INTO history_v4 (id, time, channel, requester_name, requester_identifier, authentication, doc_type,
+            elements_sent, decision, decision_reason)
+            SELECT id, time, channel, requester_name, requester_identifier, authentication, doc_type, elements_sent,
+                decision, decision_reason FROM history;
+        DROP TABLE history;
+        ALTER TABLE history_v4 RENAME TO history;
+        CREATE INDEX history_by_time ON history (time);
+        """,
     ]
 
     /// The version this code writes.

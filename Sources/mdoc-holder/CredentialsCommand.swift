@@ -10,8 +10,8 @@ import Wallet
 struct CredentialsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "credentials",
-        abstract: "Import, list, show and delete the stored mdoc credentials.",
-        subcommands: [Import.self, List.self, Show.self, Delete.self])
+        abstract: "Import, receive, list, show and delete the stored mdoc credentials.",
+        subcommands: [Import.self, ReceiveCommand.self, List.self, Show.self, Delete.self])
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -108,12 +108,13 @@ struct CredentialsCommand: ParsableCommand {
                 return
             }
             let now = Date()
-            var rows = [["ID", "DOC TYPE", "STATUS", "VALID UNTIL", "ELEMENTS", "ISSUER"]]
+            var rows = [["ID", "DOC TYPE", "STATUS", "VALID UNTIL", "ELEMENTS", "UNUSED COPIES", "ISSUER"]]
             for c in credentials {
                 rows.append([
                     c.id, c.docType, c.problem == nil ? status(c.validFrom, c.validUntil, now) : "UNREADABLE",
                     RFC3339.string(from: c.validUntil),
-                    String(c.elements.count), c.issuerSubject ?? "-",
+                    String(c.elements.count), c.copies.map { "\(c.unusedCopies ?? 0)/\($0)" } ?? "-",
+                    c.issuerSubject ?? "-",
                 ])
             }
             for line in WalletCLI.table(rows) { Output.line(line) }

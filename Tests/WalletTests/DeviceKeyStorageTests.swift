@@ -80,7 +80,7 @@ struct DeviceKeyStorageTests {
 
         let store = try CredentialStore(path: path, secureAreas: Self.areas(dir))
         let db = try SQLiteDatabase(path: path)
-        #expect(try db.userVersion() == 3)
+        #expect(try db.userVersion() == 4)
         let columns = try db.query("SELECT name FROM pragma_table_info('credentials')") { $0.text(0) ?? "" }
         #expect(!columns.contains("device_key_pem"))
         #expect(columns.contains("key_id"))

@@ -53,7 +53,7 @@ struct StoreFileTests {
         _ = try dir.store()
         let db = try SQLiteDatabase(path: dir.file("wallet.sqlite"))
         #expect(try db.userVersion() == CredentialStore.schemaVersion)
-        #expect(CredentialStore.schemaVersion == 3)
+        #expect(CredentialStore.schemaVersion == 4)
     }
 
     /// The version-1 schema, frozen as release 1 wrote it.
@@ -91,7 +91,7 @@ struct StoreFileTests {
         #expect(history.map(\.requesterName) == ["Old reader"])
         #expect(history.first?.elementsSent == ["org.iso.18013.5.1:age_over_21"])
         let db = try SQLiteDatabase(path: path)
-        #expect(try db.userVersion() == 3)
+        #expect(try db.userVersion() == 4)
         let indexes = try db.query("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE '%_by_%'") {
             $0.text(0) ?? ""
         }

@@ -1,0 +1,138 @@
+import CBOR
+import Consent
+import Foundation
+import MdocCrypto
+import MdocIssuer
+import Presentation
+import SQLite
+import SecureArea
+import Testing
+
+@testable import Wallet
+
+/// Credentials received over OpenID4VCI: every copy checked as an import is, all copies or
+/// none, one credential with its copies, presentations that prefer an unused copy, and the
+/// schema-3 store migrated to 4.
+struct ReceiveTests {
+    static let mDL = "org.iso.18013.5.1.mDL"
+    static let ns = "org.iso.18013.5.1"
+    let dir: TemporaryDirectory
+    let store: CredentialStore
+    let pki: TestPKI
+    let source = IssuanceSource(
+        issuer: "https://issuer.example", issuerName: "Example DMV", notificationID: "n-1",
+        notificationEndpoint: "https://issuer.example/notify")
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        store = try dir.store()
+        pki = try TestPKI.generate()
+    }
+
+    /// `count` keys made in the software area (not stored), each with a credential issued to it.
+    func copies(_ count: Int, pki: TestPKI? = nil, docType: String = mDL) throws -> [ReceivedCopy] {
+        let pki = pki ?? self.pki
+        return try (0..<count).map { _ in
+            let key = try store.secureAreas.software.createKey(KeySettings())
+            let issued = try MdocIssuer.issue(
+                docType: docType,
+                nameSpaces: [(Self.ns, [("family_name", .text("Doe")), ("age_over_18", .bool(true))])],
+                deviceKey: try key.publicKey(), documentSignerKey: pki.documentSignerKey,
+                documentSignerChain: [pki.documentSigner], validFrom: Date().addingTimeInterval(-60),
+                validUntil: Date().addingTimeInterval(86400))
+            return ReceivedCopy(issuerSignedBytes: issued.cbor.encoded(), key: key)
+        }
+    }
+
+    @Test func storesThreeCopiesAsOneCredentialWithTheirKeys() throws {
+        let id = try store.receive(try copies(3), docType: Self.mDL, from: source, trustAnchors: [pki.iaca])
+        let listed = try #require(try store.list().first)
+        #expect(listed.id == id)
+        #expect(listed.receivedFrom == "https://issuer.example")
+        #expect(listed.copies == 3)
+        #expect(listed.unusedCopies == 3)
+        #expect(try store.keys().filter { $0.credentials == [id] }.count == 3)
+        let history = try store.history()
+        #expect(history.map(\.decision) == [.received])
+        #expect(history.first?.copies == 3)
+        #expect(history.first?.channel == .issuance)
+        #expect(history.first?.elementsSent.contains("\(Self.ns):family_name") == true)
+        #expect(try store.pendingNotification(forDeleting: id)?.notificationID == "n-1")
+    }
+
+    @Test func aPresentationUsesAnUnusedCopyEachTime() throws {
+        let received = try copies(3)
+        let id = try store.receive(received, docType: Self.mDL, from: source, trustAnchors: [pki.iaca])
+        var shown: [[UInt8]] = []
+        for _ in 0..<3 {
+            let credential = try store.credential(id: id)
+            shown.append(credential.issuerSignedBytes)
+            let requester = Requester(displayName: "Shop", authentication: .unauthenticated)
+            try store.record(
+                [
+                    PresentationRecord(
+                        requester: requester, docType: Self.mDL, elementsSent: [], outcome: .sent, credentialID: id)
+                ], channel: .online)
+        }
+        #expect(Set(shown) == Set(received.map(\.issuerSignedBytes)))
+        #expect(try store.list().first?.unusedCopies == 0)
+        // When every copy was shown, the one shown longest ago comes back first.
+        #expect(try store.credential(id: id).issuerSignedBytes == shown[0])
+    }
+
+    @Test func oneUntrustedCopyStoresNothing() throws {
+        var received = try copies(2)
+        received += try copies(1, pki: try TestPKI.generate())
+        #expect(throws: WalletError.self) {
+            try store.receive(received, docType: Self.mDL, from: source, trustAnchors: [pki.iaca])
+        }
+        #expect(try store.list().isEmpty)
+        #expect(try store.keys().isEmpty)
+    }
+
+    @Test func aCopyBoundToAnotherKeyIsRefused() throws {
+        var received = try copies(2)
+        received[1].key = received[0].key
+        #expect(throws: WalletError.self) {
+            try store.receive(received, docType: Self.mDL, from: source, trustAnchors: [pki.iaca])
+        }
+        #expect(try store.list().isEmpty)
+    }
+
+    @Test func anotherDocTypeThanOfferedIsRefused() throws {
+        #expect(throws: WalletError.self) {
+            try store.receive(
+                try copies(1, docType: "org.example.other"), docType: Self.mDL, from: source, trustAnchors: [pki.iaca])
+        }
+    }
+
+    @Test func deletingACredentialDeletesItsCopies() throws {
+        let id = try store.receive(try copies(2), docType: Self.mDL, from: source, trustAnchors: [pki.iaca])
+        try store.delete(id: id)
+        #expect(try store.list().isEmpty)
+        let db = try SQLiteDatabase(path: dir.file("wallet.sqlite"))
+        #expect(try db.query("SELECT count(*) FROM credential_copies") { $0.int64(0) } == [0])
+    }
+
+    @Test func migratesASchema3StoreTo4KeepingItsHistory() throws {
+        let path = dir.file("old.sqlite")
+        do {
+            let old = try SQLiteDatabase(path: path)
+            for migration in Schema.migrations[0..<3] { try old.execute(migration) }
+            try old.setUserVersion(3)
+            _ = try old.run(
+                """
+                INSERT INTO history (time, channel, requester_name, authentication, doc_type, elements_sent, decision)
+                VALUES (1700000000, 'ble', 'Old reader', 'not authenticated', 'org.iso.18013.5.1.mDL', '[]', 'declined')
+                """)
+        }
+        let migrated = try CredentialStore(path: path, secureAreas: .inMemory)
+        #expect(try SQLiteDatabase(path: path).userVersion() == 4)
+        #expect(try migrated.history().map(\.requesterName) == ["Old reader"])
+        #expect(try migrated.history().first?.copies == nil)
+        // A received credential and its 'received' history entry fit the new schema.
+        let id = try migrated.receive(try copies(1), docType: Self.mDL, from: source, trustAnchors: [pki.iaca])
+        #expect(try migrated.list().map(\.id) == [id])
+        #expect(try migrated.history().map(\.decision) == [.declined, .received])
+    }
+}
