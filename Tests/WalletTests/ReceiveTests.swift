@@ -118,7 +118,9 @@ struct ReceiveTests {
         let path = dir.file("old.sqlite")
         do {
             let old = try SQLiteDatabase(path: path)
+            // Schema 3 as release 3 wrote it: migrations 1-3, the plaintext key column dropped.
             for migration in Schema.migrations[0..<3] { try old.execute(migration) }
+            try old.execute("ALTER TABLE credentials DROP COLUMN device_key_pem")
             try old.setUserVersion(3)
             _ = try old.run(
                 """
