@@ -81,6 +81,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
 
@@ -141,7 +142,8 @@ let package = Package(
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
-        .testTarget(name: "OpenID4VCITests", dependencies: ["OpenID4VCI", "JOSE", "MdocCrypto", "Consent"]),
+        .testTarget(
+            name: "OpenID4VCITests", dependencies: ["OpenID4VCI", "OpenID4VP", "JOSE", "MdocCrypto", "Consent"]),
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport", "SecureArea"]),
         .testTarget(
             name: "HolderServiceTests",

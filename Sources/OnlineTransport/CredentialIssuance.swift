@@ -25,6 +25,9 @@ public struct CredentialIssuance: Sendable {
     public enum Event: Sendable {
         case fetchingOffer(host: String)
         case issuer(name: String, host: String)
+        /// The user must open this URL (the authorization code flow): in a browser on this
+        /// machine, or on a phone through a QR code. The redirect comes back to the listener.
+        case openAuthorization(url: String)
         case requestingToken(host: String, dpop: Bool)
         case requestingCredential(docType: String, copies: Int)
         case stored(credentialID: String, docType: String, copies: Int)
@@ -45,16 +48,29 @@ public struct CredentialIssuance: Sendable {
     public var batch: Int
     public var limits: HTTPFetcher.Limits
     public var now: @Sendable () -> Date
+    /// The holder's client identifier at authorization servers (authorization code flow).
+    public var clientID: String
+    /// The redirect URI of the authorization code flow: nil for a loopback listener on a
+    /// random port; a loopback `http://127.0.0.1:PORT/PATH` to listen there (a relay forwards
+    /// the redirect to it).
+    public var redirectURI: String?
+    /// How long the user has to authorize in the browser.
+    public var authorizationTimeout: Duration
 
     public init(
         trustAnchors: [Certificate], tlsCAs: [Certificate] = [], secureArea: SecureAreaName? = nil, batch: Int = 1,
-        limits: HTTPFetcher.Limits = HTTPFetcher.Limits(), now: @escaping @Sendable () -> Date = { Date() }
+        limits: HTTPFetcher.Limits = HTTPFetcher.Limits(), clientID: String = "mdoc-holder",
+        redirectURI: String? = nil, authorizationTimeout: Duration = .seconds(300),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.trustAnchors = trustAnchors
         self.tlsCAs = tlsCAs
         self.secureArea = secureArea
         self.batch = batch
         self.limits = limits
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.authorizationTimeout = authorizationTimeout
         self.now = now
     }
 
@@ -98,6 +114,46 @@ public struct CredentialIssuance: Sendable {
     }
 }
 
+extension CredentialIssuance {
+    /// Tells the issuer of a deleted credential (`credential_deleted`, OpenID4VCI 1.0 section
+    /// 11) with the Bearer token kept for it.
+    public static func notifyDeleted(
+        _ pending: PendingNotification, tlsCAs: [Certificate], limits: HTTPFetcher.Limits = HTTPFetcher.Limits()
+    ) async throws(CredentialIssuanceError) {
+        let fetcher: HTTPFetcher
+        do {
+            fetcher = try HTTPFetcher(additionalTrustRoots: tlsCAs, limits: limits)
+        } catch {
+            throw .setup(error)
+        }
+        let body = NotificationRequest(notificationID: pending.notificationID, event: .credentialDeleted).body
+        let result: Result<HTTPResponse, HTTPFetchError>
+        do {
+            result = .success(
+                try await fetcher.send(
+                    pending.endpoint, method: "POST",
+                    headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(pending.token)")],
+                    body: body))
+        } catch {
+            result = .failure(error)
+        }
+        await fetcher.shutdown()
+        let response: HTTPResponse
+        do {
+            response = try result.get()
+        } catch {
+            throw .exchange(what: "the credential_deleted notification", error)
+        }
+        guard response.isSuccess else {
+            if let error = OAuthErrorResponse(body: response.body) {
+                throw .protocolError(.issuer(endpoint: "notification endpoint", error))
+            }
+            throw .unexpectedStatus(
+                what: "the credential_deleted notification", host: response.host, status: response.status)
+        }
+    }
+}
+
 /// One run of the issuance flow, with its HTTPS client and DPoP state.
 private struct IssuanceFlow {
     let issuance: CredentialIssuance
@@ -108,6 +164,9 @@ private struct IssuanceFlow {
     let events: @Sendable (CredentialIssuance.Event) -> Void
 
     var dpop: DPoPKey?
+    /// `iss` of key proofs: the client ID in the authorization code flow, none in anonymous
+    /// pre-authorized access.
+    var proofIssuer: String?
     /// The last DPoP nonce each host sent.
     var dpopNonces: [String: String] = [:]
     var warnings: [String] = []
@@ -128,11 +187,9 @@ private struct IssuanceFlow {
     mutating func run(_ text: String) async throws(CredentialIssuanceError) -> CredentialIssuance.Outcome {
         // 1. The offer.
         let offer = try await obtainOffer(text)
-        guard let grant = offer.preAuthorizedCode else {
-            throw .protocolError(
-                .unsupported(
-                    "the offer has no pre-authorized code grant (the authorization code flow is not implemented yet)"))
-        }
+        let grant = offer.preAuthorizedCode
+        // Without a pre-authorized code the authorization code flow is used, also when the
+        // offer names no grant (OpenID4VCI section 4.1.1).
         // 2. Metadata.
         let issuerHost = IssuerIdentifier.host(offer.credentialIssuer) ?? "-"
         guard
@@ -173,7 +230,14 @@ private struct IssuanceFlow {
                 ))
         }
         let serverIdentifier =
-            grant.authorizationServer ?? metadata.authorizationServers.first ?? offer.credentialIssuer
+            grant?.authorizationServer ?? offer.authorizationCode?.authorizationServer
+            ?? metadata.authorizationServers.first ?? offer.credentialIssuer
+        if let named = grant?.authorizationServer ?? offer.authorizationCode?.authorizationServer,
+            !metadata.authorizationServers.isEmpty,
+            !metadata.authorizationServers.contains(where: { CredentialIssuerMetadata.sameIdentifier($0, named) })
+        {
+            throw .protocolError(.invalidOffer("authorization_server is not one of the issuer's authorization_servers"))
+        }
         let server = try await authorizationServer(serverIdentifier)
 
         // 3. Consent, before anything is requested.
@@ -193,19 +257,6 @@ private struct IssuanceFlow {
         }
 
         // 4. The access token.
-        var code: String?
-        if let description = grant.transactionCode {
-            guard let given = await transactionCode(description) else {
-                throw .transactionCodeUnavailable(
-                    "none was given (--tx-code-file FILE, - for standard input, or answer on the terminal)")
-            }
-            do {
-                try description.check(given)
-            } catch {
-                throw .protocolError(error)
-            }
-            code = given
-        }
         if server.usesDPoP {
             do {
                 dpop = try DPoPKey()
@@ -213,16 +264,13 @@ private struct IssuanceFlow {
                 throw .protocolError(error)
             }
         }
-        events(.requestingToken(host: IssuerIdentifier.host(server.tokenEndpoint) ?? "-", dpop: dpop != nil))
-        let tokenRequest = TokenRequest.preAuthorizedCode(grant.preAuthorizedCode, transactionCode: code)
-        let tokenAnswer = try await send(
-            server.tokenEndpoint, what: "the token request", endpoint: "token endpoint",
-            contentType: "application/x-www-form-urlencoded", body: Array(tokenRequest.body.utf8), token: nil)
         let token: TokenResponse
-        do {
-            token = try TokenResponse(body: tokenAnswer.body)
-        } catch {
-            throw .protocolError(error)
+        if let grant {
+            token = try await preAuthorizedToken(grant, server: server)
+        } else {
+            token = try await authorizationCodeToken(
+                server: server, issuerState: offer.authorizationCode?.issuerState,
+                configurationIDs: accepted.map(\.id), credentialIssuer: metadata.credentialIssuer)
         }
         if dpop != nil, !token.isDPoP {
             throw .protocolError(
@@ -238,6 +286,137 @@ private struct IssuanceFlow {
         var outcome = CredentialIssuance.Outcome(result: .received(ids), issuerName: issuerName)
         outcome.warnings = warnings
         return outcome
+    }
+
+    // MARK: - Step 4: the access token
+
+    private mutating func preAuthorizedToken(_ grant: PreAuthorizedCodeGrant, server: AuthorizationServerMetadata)
+        async throws(CredentialIssuanceError) -> TokenResponse
+    {
+        var code: String?
+        if let description = grant.transactionCode {
+            guard let given = await transactionCode(description) else {
+                throw .transactionCodeUnavailable(
+                    "none was given (--tx-code-file FILE, - for standard input, or answer on the terminal)")
+            }
+            do {
+                try description.check(given)
+            } catch {
+                throw .protocolError(error)
+            }
+            code = given
+        }
+        return try await requestToken(
+            TokenRequest.preAuthorizedCode(grant.preAuthorizedCode, transactionCode: code), server: server)
+    }
+
+    private mutating func requestToken(_ request: TokenRequest, server: AuthorizationServerMetadata)
+        async throws(CredentialIssuanceError) -> TokenResponse
+    {
+        events(.requestingToken(host: IssuerIdentifier.host(server.tokenEndpoint) ?? "-", dpop: dpop != nil))
+        let answer = try await send(
+            server.tokenEndpoint, what: "the token request", endpoint: "token endpoint",
+            contentType: "application/x-www-form-urlencoded", body: Array(request.body.utf8), token: nil)
+        do {
+            return try TokenResponse(body: answer.body)
+        } catch {
+            throw .protocolError(error)
+        }
+    }
+
+    /// The authorization code flow: a loopback listener for the redirect, PKCE, a pushed
+    /// authorization request when the server has an endpoint for it, the URL for the user, the
+    /// redirect (state and iss checked), the code exchanged for a token.
+    private mutating func authorizationCodeToken(
+        server: AuthorizationServerMetadata, issuerState: String?, configurationIDs: [String], credentialIssuer: String
+    ) async throws(CredentialIssuanceError) -> TokenResponse {
+        guard let authorizationEndpoint = server.authorizationEndpoint else {
+            throw .protocolError(
+                .unsupported(
+                    "the offer has no pre-authorized code and the authorization server no authorization_endpoint"))
+        }
+        if !server.codeChallengeMethods.isEmpty, !server.codeChallengeMethods.contains(PKCE.method) {
+            throw .protocolError(.unsupported("the authorization server does not take PKCE S256"))
+        }
+        let (port, path) = try Self.listenerAddress(issuance.redirectURI)
+        let listener: LoopbackRedirectListener
+        do {
+            listener = try await LoopbackRedirectListener.start(port: port, path: path)
+        } catch {
+            throw .exchange(what: "listening for the authorization redirect", error)
+        }
+        let authorization = CodeAuthorization(
+            clientID: issuance.clientID, redirectURI: issuance.redirectURI ?? listener.redirectURI,
+            issuerState: issuerState, configurationIDs: configurationIDs,
+            credentialIssuer: CredentialIssuerMetadata.sameIdentifier(server.issuer, credentialIssuer)
+                ? nil : credentialIssuer)
+        let url: String
+        do {
+            url = try await authorizationURL(authorization, server: server, endpoint: authorizationEndpoint)
+        } catch {
+            await listener.close()
+            throw error
+        }
+        events(.openAuthorization(url: url))
+        let query: String
+        do {
+            query = try await listener.waitForRedirect(timeout: issuance.authorizationTimeout)
+        } catch {
+            throw .exchange(what: "waiting for the authorization redirect", error)
+        }
+        let code: String
+        do {
+            code = try authorization.code(fromRedirectQuery: query, authorizationServer: server.issuer)
+        } catch {
+            throw .protocolError(error)
+        }
+        proofIssuer = issuance.clientID
+        return try await requestToken(
+            TokenRequest.authorizationCode(
+                code, codeVerifier: authorization.pkce.verifier, redirectURI: authorization.redirectURI,
+                clientID: issuance.clientID), server: server)
+    }
+
+    /// The URL the user opens; with a pushed authorization request first when the server has
+    /// an endpoint for it.
+    private mutating func authorizationURL(
+        _ authorization: CodeAuthorization, server: AuthorizationServerMetadata, endpoint: String
+    ) async throws(CredentialIssuanceError) -> String {
+        var requestURI: String?
+        if let par = server.pushedAuthorizationRequestEndpoint {
+            let answer = try await send(
+                par, what: "the pushed authorization request", endpoint: "pushed authorization request endpoint",
+                contentType: "application/x-www-form-urlencoded", body: Array(authorization.pushedRequestBody.utf8),
+                token: nil)
+            do {
+                requestURI = try CodeAuthorization.pushedRequestURI(body: answer.body)
+            } catch {
+                throw .protocolError(error)
+            }
+        } else if server.requirePushedAuthorizationRequests {
+            throw .protocolError(
+                .invalidMetadata("pushed authorization requests are required but there is no endpoint for them"))
+        }
+        do {
+            return try authorization.authorizationURL(endpoint: endpoint, requestURI: requestURI)
+        } catch {
+            throw .protocolError(error)
+        }
+    }
+
+    /// Where the listener listens: a random port at `/callback`, or the loopback address of
+    /// `--redirect-uri`.
+    private static func listenerAddress(_ redirectURI: String?) throws(CredentialIssuanceError) -> (Int, String) {
+        guard let redirectURI else { return (0, "/callback") }
+        guard let components = URLComponents(string: redirectURI), components.scheme == "http",
+            components.host == "127.0.0.1", let port = components.port, port > 0
+        else {
+            throw .protocolError(
+                .unsupported(
+                    "--redirect-uri must be a loopback http://127.0.0.1:PORT/PATH that the redirect reaches (a relay forwards it there)"
+                ))
+        }
+        return (port, components.path.isEmpty ? "/" : components.path)
     }
 
     // MARK: - Step 1: the offer
@@ -364,6 +543,7 @@ private struct IssuanceFlow {
         }
         var source = source
         source.notificationID = notificationID
+        source.notificationToken = token.isDPoP ? nil : token.accessToken
         let copies: [ReceivedCopy]
         do {
             copies = try Self.pair(credentials, with: keys)
@@ -463,7 +643,8 @@ private struct IssuanceFlow {
             do {
                 proofs.append(
                     try KeyProof.make(
-                        publicKey: deviceKey.publicKey, audience: audience, nonce: nonce, issuedAt: issuance.now()
+                        publicKey: deviceKey.publicKey, audience: audience, nonce: nonce, issuedAt: issuance.now(),
+                        clientID: proofIssuer
                     ) { (input) throws(SecureAreaError) in
                         try deviceKey.signature(over: input, algorithm: algorithm.signatureAlgorithm)
                     })

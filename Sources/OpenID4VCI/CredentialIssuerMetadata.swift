@@ -74,7 +74,7 @@ public struct CredentialIssuerMetadata: Sendable, Equatable {
     }
 
     /// Identifiers compare as strings, a trailing slash aside.
-    static func sameIdentifier(_ a: String, _ b: String) -> Bool {
+    public static func sameIdentifier(_ a: String, _ b: String) -> Bool {
         func trimmed(_ s: String) -> Substring {
             var t = Substring(s)
             while t.hasSuffix("/") { t.removeLast() }

@@ -26,21 +26,34 @@ public struct IssuanceSource: Sendable, Hashable {
     /// `notification_id` and the notification endpoint, when the issuer wants notifications.
     public var notificationID: String?
     public var notificationEndpoint: String?
+    /// The access token a later `credential_deleted` notification is sent with: kept only for
+    /// a Bearer token (a DPoP-bound token needs the issuance's ephemeral key, which is gone).
+    /// A secret: stored in the 0600 store, deleted with the credential, never shown.
+    public var notificationToken: String?
 
-    public init(issuer: String, issuerName: String, notificationID: String? = nil, notificationEndpoint: String? = nil)
-    {
+    public init(
+        issuer: String, issuerName: String, notificationID: String? = nil, notificationEndpoint: String? = nil,
+        notificationToken: String? = nil
+    ) {
         self.issuer = issuer
         self.issuerName = issuerName
         self.notificationID = notificationID
         self.notificationEndpoint = notificationEndpoint
+        self.notificationToken = notificationToken
     }
 }
 
 /// The notification a deleted credential owes its issuer (OpenID4VCI `credential_deleted`).
-public struct PendingNotification: Sendable, Hashable {
+///
+/// `description` never shows the token.
+public struct PendingNotification: Sendable, Hashable, CustomStringConvertible {
     public var notificationID: String
     public var endpoint: String
     public var issuer: String
+    /// The Bearer access token of the issuance (a secret).
+    public var token: String
+
+    public var description: String { "PendingNotification(\(issuer))" }
 }
 
 extension CredentialStore {
@@ -93,8 +106,9 @@ extension CredentialStore {
                 try db.run(
                     """
                     INSERT INTO credentials (id, doc_type, issuer_signed, key_id, issuer_subject, valid_from,
-                        valid_until, imported_at, elements, issuer, notification_id, notification_endpoint)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        valid_until, imported_at, elements, issuer, notification_id, notification_endpoint,
+                        notification_token)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(id), .text(first.docType), .blob(first.issuerSignedBytes), .text(copies[0].key.id),
@@ -102,6 +116,7 @@ extension CredentialStore {
                         .real(first.validUntil.timeIntervalSince1970), .real(importedAt.timeIntervalSince1970),
                         .text(JSONList.encode(first.elements)), .text(source.issuer), .text(source.notificationID),
                         .text(source.notificationEndpoint),
+                        .text(source.notificationID == nil ? nil : source.notificationToken),
                     ])
                 for (n, document) in checked.enumerated() {
                     try db.run(
@@ -138,10 +153,14 @@ extension CredentialStore {
         try withDatabase { (db) throws(WalletError) in
             try sql { () throws(SQLiteError) in
                 try db.query(
-                    "SELECT notification_id, notification_endpoint, issuer FROM credentials WHERE id = ?", [.text(id)]
+                    """
+                    SELECT notification_id, notification_endpoint, issuer, notification_token FROM credentials
+                    WHERE id = ?
+                    """, [.text(id)]
                 ) { s -> PendingNotification? in
-                    guard let nid = s.text(0), let endpoint = s.text(1) else { return nil }
-                    return PendingNotification(notificationID: nid, endpoint: endpoint, issuer: s.text(2) ?? "")
+                    guard let nid = s.text(0), let endpoint = s.text(1), let token = s.text(3) else { return nil }
+                    return PendingNotification(
+                        notificationID: nid, endpoint: endpoint, issuer: s.text(2) ?? "", token: token)
                 }.first ?? nil
             }
         }

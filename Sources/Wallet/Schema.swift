@@ -61,6 +61,7 @@ enum Schema {
         ALTER TABLE credentials ADD COLUMN issuer TEXT;                 -- Credential Issuer Identifier
         ALTER TABLE credentials ADD COLUMN notification_id TEXT;
         ALTER TABLE credentials ADD COLUMN notification_endpoint TEXT;
+        ALTER TABLE credentials ADD COLUMN notification_token TEXT;    -- Bearer token for credential_deleted
         CREATE TABLE credential_copies (
             credential_id TEXT NOT NULL REFERENCES credentials (id),
             copy INTEGER NOT NULL,              -- 0 is the credentials row's own

@@ -3,6 +3,7 @@ import BoundedFile
 import CBOR
 import Foundation
 import MdocCrypto
+import OnlineTransport
 import Wallet
 
 /// `mdoc-holder credentials import|list|show|delete`: the credential store from the command
@@ -162,18 +163,40 @@ struct CredentialsCommand: ParsableCommand {
         }
     }
 
-    struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a stored credential (its history stays).")
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a stored credential (its history stays).",
+            discussion: """
+                A credential received with OpenID4VCI whose issuer asked for notifications (with a Bearer \
+                token) is reported to the issuer as credential_deleted; a notification that cannot be \
+                delivered is a warning, the credential is deleted anyway.
+                """)
 
         @Argument(help: ArgumentHelp("The credential ID (see `credentials list`).", valueName: "id"))
         var id: String
 
+        @Option(
+            name: .customLong("tls-ca"),
+            help: ArgumentHelp(
+                "CA certificate (PEM or DER) trusted for HTTPS besides the system trust store, for the issuer's notification endpoint. Repeatable.",
+                valueName: "pem"))
+        var tlsCAs: [String] = []
+
         @OptionGroup var store: StoreOptions
 
-        func run() throws {
+        func run() async throws {
             guard let wallet = try store.openExisting() else { throw WalletError.unknownCredential(id: id) }
+            let tls = try tlsCAs.flatMap { try WalletCLI.readCertificates($0) }
+            let pending = try wallet.pendingNotification(forDeleting: id)
             try wallet.delete(id: id)
             WalletCLI.warn("deleted credential \(id)")
+            guard let pending else { return }
+            do {
+                try await CredentialIssuance.notifyDeleted(pending, tlsCAs: tls)
+                WalletCLI.warn("The issuer was notified: credential_deleted")
+            } catch {
+                WalletCLI.warn("warning: the issuer could not be notified (credential_deleted): \(error)")
+            }
         }
     }
 }

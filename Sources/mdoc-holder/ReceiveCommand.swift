@@ -4,6 +4,7 @@ import Foundation
 import MdocCrypto
 import OnlineTransport
 import OpenID4VCI
+import QRCode
 import SecureArea
 import Wallet
 
@@ -20,7 +21,10 @@ struct ReceiveCommand: AsyncParsableCommand {
             and its authorization server's, shows who issues what (the issuer's name and TLS host, the credential \
             and its claims) and asks for consent before anything is requested. It then uses the offer's \
             pre-authorized code (with the transaction code when the offer asks for one: --tx-code-file, or typed \
-            on the terminal without echo), proves new keys made in --secure-area, and checks every credential \
+            on the terminal without echo), or the authorization code flow (PKCE, a pushed authorization request \
+            when the server offers it): it prints "open: URL" on standard error and the URL as a QR code, and \
+            receives the browser's redirect on a loopback listener (127.0.0.1, one request). It proves new keys \
+            made in --secure-area, and checks every credential \
             received as an import is checked (issuer data authentication against --trust-anchor, validity, \
             docType, the key proved) before storing it; all copies or none. DPoP is used when the authorization \
             server supports it. The issuer is notified of the result when it asks for notifications.
@@ -61,6 +65,13 @@ struct ReceiveCommand: AsyncParsableCommand {
     var batch: Int = 1
 
     @Option(
+        name: .customLong("redirect-uri"),
+        help: ArgumentHelp(
+            "Authorization code flow: the redirect URI to register, a loopback http://127.0.0.1:PORT/PATH the holder listens on (for deployments that relay the redirect there). Default: a random port on 127.0.0.1.",
+            valueName: "uri"))
+    var redirectURI: String?
+
+    @Option(
         name: .customLong("consent"),
         help: ArgumentHelp(
             "tty: ask on the controlling terminal; policy:FILE: answer from a policy file's issuer rules (docs/kiosk-policy.md).",
@@ -88,7 +99,8 @@ struct ReceiveCommand: AsyncParsableCommand {
         let givenCode = setup.code
         let issuance = CredentialIssuance(
             trustAnchors: setup.anchors, tlsCAs: setup.tls,
-            secureArea: store.secureAreas.secureArea.flatMap(SecureAreaName.init(rawValue:)), batch: batch)
+            secureArea: store.secureAreas.secureArea.flatMap(SecureAreaName.init(rawValue:)), batch: batch,
+            redirectURI: redirectURI)
         let outcome: CredentialIssuance.Outcome
         do {
             outcome = try await issuance.run(
@@ -158,6 +170,15 @@ struct ReceiveCommand: AsyncParsableCommand {
             WalletCLI.warn("Fetching the offer from \(TerminalText.printable(host))")
         case .issuer(let name, let host):
             WalletCLI.warn("Issuer: \(TerminalText.printable(name)) (\(TerminalText.printable(host)))")
+        case .openAuthorization(let url):
+            // The one line a script or a user looks for, then the same URL as a QR code for a phone.
+            WalletCLI.warn("open: \(url)")
+            if let qr = try? QRCode(text: url) {
+                WalletCLI.warn(
+                    qr.terminalString(
+                        colours: TerminalColours.wanted(fd: 2, environment: ProcessInfo.processInfo.environment)))
+            }
+            WalletCLI.warn("Waiting for the authorization (the browser is sent back to this machine)...")
         case .requestingToken(let host, let dpop):
             WalletCLI.warn("Requesting an access token from \(TerminalText.printable(host))\(dpop ? " (DPoP)" : "")")
         case .requestingCredential(let docType, let copies):

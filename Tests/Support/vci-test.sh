@@ -75,13 +75,16 @@ listed() {  # listed STORE PYTHON_EXPR: `credentials list --json` as c satisfies
 # -- pre-authorized code, offer by value, no transaction code, Bearer token
 offer "delivery=value"
 check "receives an offer by value" receive "$store" "$url" --yes
-id1=$(head -1 "$tmp/out")
+id1=$(head -1 "$tmp/out") sid1=$sid
 check "it printed the new credential id" test -n "$id1"
 check "the issuer saw a correct exchange and was told credential_accepted" \
   saw 'r["notifications"] == ["credential_accepted"] and r["proofs"] == 1 and r["request_target"] == "configuration" and r["tx_code_sent"] is False and r["dpop_challenges"] == 0'
 check "list shows it" listed "$store" "any(x['id'] == '$id1' and x['docType'] == 'org.iso.18013.5.1.mDL' and x['receivedFrom'].endswith('/s/$sid') for x in c)"
 check "history records the issuance, no values" bash -c \
   "'$bin/mdoc-holder' history --json --store '$store' | '$py' -c 'import json,sys; h=json.load(sys.stdin); e=h[-1]; assert e[\"channel\"]==\"issuance\" and e[\"decision\"]==\"received\" and e[\"copies\"]==1 and e[\"requesterName\"]==\"Utopia Test DMV\", h; assert \"Mustermann\" not in json.dumps(h)'"
+
+check "deleting it tells the issuer credential_deleted" "$bin/mdoc-holder" credentials delete "$id1" --tls-ca "$ica" --store "$store"
+check "the issuer got credential_deleted" saw 'r["notifications"] == ["credential_accepted", "credential_deleted"]'
 
 # -- by reference, transaction code from a file, DPoP with nonce challenges at both servers
 offer "delivery=reference&tx_code=493817&dpop=1"
@@ -143,6 +146,50 @@ check "declining sends nothing further" saw 'r["token_requests"] == 0 and r["non
 check "nothing was stored" listed "$tmp/declined.sqlite" "c == []"
 printf '[[rule]]\nissuer = "https://localhost:%s/s/%s"\ndoctype = "org.iso.18013.5.1.mDL"\n' "$iport" "$sid" >"$tmp/issuer.toml"
 check "a policy issuer rule accepts it" receive "$tmp/declined.sqlite" "$url" --consent "policy:$tmp/issuer.toml"
+
+# -- authorization code flow: PKCE, PAR, DPoP; the test is the browser that follows the open: URL
+browse() {  # browse STORE OFFER [CURL_TARGET]: runs receive in the background, follows its open: URL
+  receive "$1" "$2" --yes >"$tmp/code.out" 2>"$tmp/code.err" &
+  hpid=$!
+  open_url=
+  for _ in $(seq 300); do
+    open_url=$(grep -m1 '^open: ' "$tmp/code.err" | cut -c7-)
+    [ -n "$open_url" ] && break
+    sleep 0.05
+  done
+}
+offer "grant=code&par=1&dpop=1"
+browse "$tmp/code.sqlite" "$url"
+check "the holder printed one open: line on stderr" test "$(grep -c '^open: ' "$tmp/code.err")" = 1
+check "and the URL as a QR code" test "$(wc -l <"$tmp/code.err")" -gt 20
+check "with PAR the URL carries client_id and request_uri only" bash -c "[[ '$open_url' == *'/authorize?client_id='*'&request_uri='* ]]"
+check "the browser follows it and is redirected to the loopback listener" curl -sf --cacert "$ica" -L "$open_url"
+[ -s "$tmp/err" ] && kill "$hpid" 2>/dev/null  # the browser failed: do not wait for the holder's timeout
+wait "$hpid"; rc=$?
+check "the authorization code flow stored the credential" test "$rc" = 0
+check "the issuer checked PAR (after one DPoP nonce challenge), the PKCE verifier, the redirect URI and DPoP" \
+  saw 'r["par_requests"] == 2 and r["authorization_requests"] == 1 and r["pkce_checked"] and r["redirect_uri"].startswith("http://127.0.0.1:") and r["dpop_challenges"] >= 1 and r["notifications"] == ["credential_accepted"]'
+check "list shows the credential" listed "$tmp/code.sqlite" "len(c) == 1"
+
+offer "grant=code&par=0"
+browse "$tmp/code2.sqlite" "$url"
+redirect=$("$py" -c 'import sys,urllib.parse as u; print(u.parse_qs(u.urlparse(sys.argv[1]).query)["redirect_uri"][0])' "$open_url")
+check "without PAR the parameters are in the URL and the browser completes the flow" curl -sf --cacert "$ica" -L "$open_url"
+[ -s "$tmp/err" ] && kill "$hpid" 2>/dev/null
+wait "$hpid"; rc=$?
+check "the flow without PAR stored the credential" test "$rc" = 0
+check "the issuer checked the authorization request and PKCE" saw 'r["par_requests"] == 0 and r["pkce_checked"]'
+fails "the listener took one request and is closed" 7 curl -s "$redirect"
+
+offer "grant=code&par=0"
+browse "$tmp/forged.sqlite" "$url"
+redirect=$("$py" -c 'import sys,urllib.parse as u; print(u.parse_qs(u.urlparse(sys.argv[1]).query)["redirect_uri"][0])' "$open_url")
+curl -s "$redirect?code=forged&state=not-the-state" >/dev/null
+wait "$hpid"; rc=$?
+check "a redirect with another state is refused" test "$rc" = 1
+check "it says the state is wrong" grep -q "state is not the one sent" "$tmp/code.err"
+check "nothing was stored" listed "$tmp/forged.sqlite" "c == []"
+check "no code was exchanged" saw 'r["token_requests"] == 0'
 
 # -- bad input
 fails "an offer without parameters is refused" 1 receive "$tmp/x.sqlite" "openid-credential-offer://" --yes

@@ -16,8 +16,15 @@ Every offer is a session with its own Credential Issuer Identifier https://local
                        challenges the first token and credential request for a DPoP nonce),
                        batch_size=N, signer=trusted|untrusted (a fresh IACA the holder does not
                        know), identifiers=1 (authorization_details with credential_identifiers),
-                       as_metadata=oauth|openid (where the AS metadata is served), notify=1
+                       as_metadata=oauth|openid (where the AS metadata is served), notify=1,
+                       grant=pre|code (code: an authorization_code grant with issuer_state),
+                       par=1|0 (a pushed authorization request endpoint, required when 1)
                        -> {"session", "offer"}: what a QR code would carry.
+  POST /s/ID/par       RFC 9126: checks the authorization request (response_type code, client_id,
+                       a loopback http redirect_uri, state, PKCE S256 challenge, authorization_details
+                       for mdl, issuer_state) -> 201 {"request_uri"}.
+  GET  /s/ID/authorize with PAR only client_id and request_uri (else the parameters checked as for
+                       PAR) -> 302 to redirect_uri?code&state&iss: the test follows it as a browser.
   GET  /offer/ID       the offer by reference.
   GET  /result/ID      what the issuer saw: violations (every rule of the spec the holder broke;
                        a test fails unless it is empty), counts, notifications, issued copies.
@@ -29,7 +36,10 @@ nonce, ath on resource requests, the same key for the token and the credential r
 the Authorization scheme (DPoP or Bearer), key proofs (typ openid4vci-proof+jwt, ES256, jwk in
 the header and nothing else to name the key, a valid signature, aud = the issuer identifier,
 nonce = an unused c_nonce of this issuer, iat, distinct keys, no more than batch_size), the
-credential request body, the notification body. Test keys only; nothing persists.
+credential request body, the notification body; in the authorization code flow the PAR
+request, the authorization request, the token request's PKCE code_verifier (S256 of it is the
+challenge), redirect_uri and client_id, and the proofs' iss (the client_id). Test keys only;
+nothing persists.
 """
 import argparse
 import base64
@@ -177,19 +187,25 @@ class Issuer:
             "code": secrets.token_urlsafe(16), "code_used": False, "tokens": {}, "c_nonces": set(),
             "used_nonces": set(), "dpop_nonce": secrets.token_urlsafe(12), "dpop_nonces_given": set(), "jtis": set(), "dpop_jkt": None,
             "notification_id": secrets.token_urlsafe(8),
+            "grant": form.get("grant", "pre"), "par": form.get("par", "1") == "1",
+            "issuer_state": secrets.token_urlsafe(8), "requests": {}, "authz": None, "client_id": None,
             "result": {"violations": [], "token_requests": 0, "token_errors": [], "credential_requests": 0,
                        "nonce_requests": 0, "dpop_challenges": 0, "proofs": 0, "issued": 0, "notifications": [],
                        "metadata_fetches": 0, "as_metadata_fetches": 0, "offer_fetches": 0,
-                       "tx_code_sent": None, "request_target": None},
+                       "tx_code_sent": None, "request_target": None, "par_requests": 0,
+                       "authorization_requests": 0, "pkce_checked": False, "redirect_uri": None},
         }
         with self.lock:
             self.sessions[sid] = session
-        grant = {"pre-authorized_code": session["code"]}
-        if session["tx_code"]:
-            grant["tx_code"] = {"input_mode": "numeric", "length": len(session["tx_code"]),
-                                "description": "the code in your letter"}
-        offer = {"credential_issuer": issuer_id, "credential_configuration_ids": ["mdl"],
-                 "grants": {PRE_AUTH: grant}}
+        if session["grant"] == "code":
+            grants = {"authorization_code": {"issuer_state": session["issuer_state"]}}
+        else:
+            grant = {"pre-authorized_code": session["code"]}
+            if session["tx_code"]:
+                grant["tx_code"] = {"input_mode": "numeric", "length": len(session["tx_code"]),
+                                    "description": "the code in your letter"}
+            grants = {PRE_AUTH: grant}
+        offer = {"credential_issuer": issuer_id, "credential_configuration_ids": ["mdl"], "grants": grants}
         session["offer"] = offer
         if session["delivery"] == "value":
             url = "openid-credential-offer://?credential_offer=" + urllib.parse.quote(json.dumps(offer), safe="")
@@ -234,7 +250,72 @@ class Issuer:
                     "grant_types_supported": [PRE_AUTH], "pre-authorized_grant_anonymous_access_supported": True}
         if s["dpop"]:
             metadata["dpop_signing_alg_values_supported"] = ["ES256"]
+        if s["grant"] == "code":
+            metadata["authorization_endpoint"] = f"{s['issuer']}/authorize"
+            metadata["code_challenge_methods_supported"] = ["S256"]
+            metadata["grant_types_supported"] = ["authorization_code"]
+            if s["par"]:
+                metadata["pushed_authorization_request_endpoint"] = f"{s['issuer']}/par"
+                metadata["require_pushed_authorization_requests"] = True
         return metadata
+
+    # -- the authorization code flow
+
+    def check_authorization_request(self, s, form):
+        if form.get("response_type") != "code":
+            raise Violation("response_type is not code")
+        if not form.get("client_id"):
+            raise Violation("no client_id")
+        redirect = urllib.parse.urlparse(form.get("redirect_uri", ""))
+        if redirect.scheme != "http" or redirect.hostname != "127.0.0.1" or not redirect.port:
+            raise Violation("redirect_uri is not a loopback http://127.0.0.1:PORT URI (RFC 8252 section 7.3)")
+        if len(form.get("state", "")) < 16:
+            raise Violation("state is missing or guessable")
+        if form.get("code_challenge_method") != "S256":
+            raise Violation("code_challenge_method is not S256")
+        if len(form.get("code_challenge", "")) != 43:
+            raise Violation("code_challenge is not a base64url SHA-256")
+        details = json.loads(form.get("authorization_details", "null"))
+        if details != [{"type": "openid_credential", "credential_configuration_id": "mdl"}]:
+            raise Violation(f"authorization_details is not one openid_credential entry for mdl: {details}")
+        if form.get("issuer_state") != s["issuer_state"]:
+            raise Violation("issuer_state is not the offer's")
+        return {k: form[k] for k in ("client_id", "redirect_uri", "state", "code_challenge")}
+
+    def par(self, s, headers, form, url):
+        s["result"]["par_requests"] += 1
+        if not headers.get("Content-Type", "").startswith("application/x-www-form-urlencoded"):
+            raise Violation("the pushed authorization request is not a form")
+        if "request_uri" in form:
+            raise Violation("request_uri in a pushed authorization request")
+        if s["dpop"]:
+            challenge = self.check_dpop(s, headers, url)
+            if challenge:
+                return challenge
+        request = self.check_authorization_request(s, form)
+        request_uri = "urn:ietf:params:oauth:request_uri:" + secrets.token_urlsafe(12)
+        s["requests"][request_uri] = request
+        return 201, {"request_uri": request_uri, "expires_in": 60}, {"Cache-Control": "no-store"}
+
+    def authorization_endpoint(self, s, query):
+        """The browser's GET: a 302 back to the wallet with the code (the user 'agreed')."""
+        s["result"]["authorization_requests"] += 1
+        if s["par"]:
+            if set(query) != {"client_id", "request_uri"}:
+                raise Violation("with PAR the authorization request carries client_id and request_uri only")
+            request = s["requests"].pop(query["request_uri"], None)
+            if request is None:
+                raise Violation("request_uri is unknown or used")
+            if query["client_id"] != request["client_id"]:
+                raise Violation("client_id differs from the pushed request's")
+        else:
+            request = self.check_authorization_request(s, query)
+        code = secrets.token_urlsafe(16)
+        s["authz"] = dict(request, code=code)
+        s["result"]["redirect_uri"] = request["redirect_uri"]
+        location = request["redirect_uri"] + "?" + urllib.parse.urlencode(
+            {"code": code, "state": request["state"], "iss": s["issuer"]})
+        return location
 
     # -- checks
 
@@ -310,6 +391,25 @@ class Issuer:
                 return challenge
         elif headers.get("DPoP") is not None:
             raise Violation("a DPoP proof although the server does not support DPoP")
+        if s["grant"] == "code":
+            if form.get("grant_type") != "authorization_code":
+                raise Violation("grant_type is not authorization_code")
+            authz = s["authz"]
+            if authz is None or form.get("code") != authz["code"]:
+                raise Violation("the code is not the one the authorization endpoint gave")
+            verifier = form.get("code_verifier", "")
+            if not (43 <= len(verifier) <= 128):
+                raise Violation("code_verifier length is outside 43...128")
+            if b64url(hashlib.sha256(verifier.encode()).digest()) != authz["code_challenge"]:
+                raise Violation("S256(code_verifier) is not the code_challenge (PKCE)")
+            if form.get("redirect_uri") != authz["redirect_uri"]:
+                raise Violation("redirect_uri differs from the authorization request's")
+            if form.get("client_id") != authz["client_id"]:
+                raise Violation("client_id differs from the authorization request's")
+            s["result"]["pkce_checked"] = True
+            s["client_id"] = authz["client_id"]
+            s["authz"] = None  # one use
+            return self.token_answer(s, headers)
         if form.get("grant_type") != PRE_AUTH:
             raise Violation("grant_type is not the pre-authorized code grant")
         if "tx_code" in form and not s["tx_code"]:
@@ -322,6 +422,9 @@ class Issuer:
             s["result"]["token_errors"].append("invalid_grant")
             return 400, {"error": "invalid_grant", "error_description": "the transaction code is wrong"}, {}
         s["code_used"] = True
+        return self.token_answer(s, headers)
+
+    def token_answer(self, s, headers):
         # A new DPoP nonce, not sent here: the credential endpoint challenges for it (RFC 9449
         # section 9, resource server nonces).
         s["dpop_nonce"] = secrets.token_urlsafe(12)
@@ -384,7 +487,10 @@ class Issuer:
             nonce = payload.get("nonce")
             if nonce not in s["c_nonces"]:
                 raise Violation("proof nonce is not a c_nonce of this issuer")
-            if "iss" in payload:
+            if s["grant"] == "code":
+                if payload.get("iss") != s["client_id"]:
+                    raise Violation("proof iss is not the client_id")
+            elif "iss" in payload:
                 raise Violation("proof iss in anonymous pre-authorized access")
             keys.append(jwk)
             s["result"]["proofs"] += 1
@@ -457,6 +563,18 @@ class Handler(BaseHTTPRequestHandler):
             if s and s["as_metadata"] == "openid":
                 return self.reply(200, self.issuer.as_metadata(s))
             return self.reply(404, {"error": "not found"})
+        if path.startswith("/s/") and path.endswith("/authorize"):
+            s = self.session(path.split("/")[2])
+            if not s:
+                return self.reply(404, {"error": "not found"})
+            query = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(self.path).query, keep_blank_values=True))
+            try:
+                with self.issuer.lock:
+                    location = self.issuer.authorization_endpoint(s, query)
+            except Violation as v:
+                s["result"]["violations"].append(f"authorize: {v}")
+                return self.reply(400, {"error": "invalid_request", "error_description": str(v)})
+            return self.reply(302, None, {"Location": location})
         if path.startswith("/offer/"):
             s = self.session(path.rsplit("/", 1)[1])
             if not s:
@@ -486,6 +604,9 @@ class Handler(BaseHTTPRequestHandler):
                 if parts[3] == "token":
                     form = dict(urllib.parse.parse_qsl(body.decode(), keep_blank_values=True))
                     status, value, extra = self.issuer.token(s, self.headers, form, url)
+                elif parts[3] == "par":
+                    form = dict(urllib.parse.parse_qsl(body.decode(), keep_blank_values=True))
+                    status, value, extra = self.issuer.par(s, self.headers, form, url)
                 elif parts[3] == "nonce":
                     status, value, extra = self.issuer.nonce(s)
                 elif parts[3] == "credential":

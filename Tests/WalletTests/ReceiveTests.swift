@@ -21,7 +21,7 @@ struct ReceiveTests {
     let pki: TestPKI
     let source = IssuanceSource(
         issuer: "https://issuer.example", issuerName: "Example DMV", notificationID: "n-1",
-        notificationEndpoint: "https://issuer.example/notify")
+        notificationEndpoint: "https://issuer.example/notify", notificationToken: "bearer-token")
 
     init() throws {
         dir = try TemporaryDirectory()
@@ -57,7 +57,10 @@ struct ReceiveTests {
         #expect(history.first?.copies == 3)
         #expect(history.first?.channel == .issuance)
         #expect(history.first?.elementsSent.contains("\(Self.ns):family_name") == true)
-        #expect(try store.pendingNotification(forDeleting: id)?.notificationID == "n-1")
+        let pending = try #require(try store.pendingNotification(forDeleting: id))
+        #expect(pending.notificationID == "n-1")
+        #expect(pending.token == "bearer-token")
+        #expect(!pending.description.contains("bearer-token"))
     }
 
     @Test func aPresentationUsesAnUnusedCopyEachTime() throws {
