@@ -31,6 +31,10 @@ public struct CredentialIssuance: Sendable {
         case requestingToken(host: String, dpop: Bool)
         case requestingCredential(docType: String, copies: Int)
         case stored(credentialID: String, docType: String, copies: Int)
+        /// The issuer deferred issuance; polling every `interval` seconds.
+        case deferred(docType: String, interval: Int)
+        /// Not ready within the wait: kept in the store (`credentials receive --pending`).
+        case keptPending(pendingID: String, docType: String)
         case notified(event: String)
     }
 
@@ -56,13 +60,16 @@ public struct CredentialIssuance: Sendable {
     public var redirectURI: String?
     /// How long the user has to authorize in the browser.
     public var authorizationTimeout: Duration
+    /// How long a deferred issuance is polled before it is kept pending (`--wait`).
+    public var wait: Duration
 
     public init(
         trustAnchors: [Certificate], tlsCAs: [Certificate] = [], secureArea: SecureAreaName? = nil, batch: Int = 1,
         limits: HTTPFetcher.Limits = HTTPFetcher.Limits(), clientID: String = "mdoc-holder",
-        redirectURI: String? = nil, authorizationTimeout: Duration = .seconds(300),
+        redirectURI: String? = nil, authorizationTimeout: Duration = .seconds(300), wait: Duration = .seconds(30),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.wait = wait
         self.trustAnchors = trustAnchors
         self.tlsCAs = tlsCAs
         self.secureArea = secureArea
@@ -85,8 +92,12 @@ public struct CredentialIssuance: Sendable {
 
         public var result: Result
         public var issuerName: String
+        /// Deferred issuances not ready within the wait, kept in the store.
+        public var pending: [String] = []
         /// Things that went wrong without undoing the result (a notification not delivered).
         public var warnings: [String] = []
+        /// Pending issuances that ended without a credential (resuming): what happened.
+        public var failures: [String] = []
     }
 
     /// Runs one offer (as a QR code or link carries it).
@@ -151,6 +162,107 @@ extension CredentialIssuance {
             throw .unexpectedStatus(
                 what: "the credential_deleted notification", host: response.host, status: response.status)
         }
+    }
+}
+
+extension CredentialIssuance {
+    /// Resumes every pending deferred issuance of the store (`credentials receive --pending`):
+    /// polls each for up to ``wait``, stores what is ready (checked as at issuance), drops what
+    /// the issuer ended or our checks refused (with its keys), keeps the rest.
+    public func resumePending(
+        store: CredentialStore, events: @escaping @Sendable (Event) -> Void = { _ in }
+    ) async throws(CredentialIssuanceError) -> Outcome {
+        let fetcher: HTTPFetcher
+        do {
+            fetcher = try HTTPFetcher(additionalTrustRoots: tlsCAs, limits: limits)
+        } catch {
+            throw .setup(error)
+        }
+        var flow = IssuanceFlow(
+            issuance: self, fetcher: fetcher, store: store, consent: AcceptingNothing(), transactionCode: { _ in nil },
+            events: events)
+        let result: Result<Outcome, CredentialIssuanceError>
+        do {
+            result = .success(try await flow.resumeAll())
+        } catch {
+            result = .failure(error)
+        }
+        await fetcher.shutdown()
+        return try result.get()
+    }
+}
+
+/// Resuming asks no one: consent was given when the offer was accepted.
+private struct AcceptingNothing: ConsentPrompt {
+    func decide(_ request: ConsentRequest) async -> ConsentDecision { .decline }
+}
+
+extension IssuanceFlow {
+    mutating func resumeAll() async throws(CredentialIssuanceError) -> CredentialIssuance.Outcome {
+        let all: [PendingIssuance]
+        let keys: [StoredKey]
+        do {
+            all = try store.pendingIssuances()
+            keys = try store.keys().map(\.key)
+        } catch {
+            throw .store(error)
+        }
+        var outcome = CredentialIssuance.Outcome(result: .received([]), issuerName: all.first?.issuerName ?? "-")
+        var ids: [String] = []
+        for pending in all {
+            let proved = pending.keyIDs.compactMap { id in keys.first { $0.id == id } }
+            guard proved.count == pending.keyIDs.count else {
+                outcome.failures.append(
+                    "pending \(pending.id) (\(pending.docType)): its keys are missing from the store")
+                continue
+            }
+            dpop = nil
+            if let dpopID = pending.dpopKeyID, let stored = keys.first(where: { $0.id == dpopID }) {
+                do {
+                    let key = try store.secureAreas.deviceKey(stored)
+                    dpop = try DPoPKey(publicKey: key.publicKey) { input in
+                        try key.signature(over: input, algorithm: .es256)
+                    }
+                } catch let error as SecureAreaError {
+                    throw .secureArea(error)
+                } catch {
+                    throw .protocolError(.unsupported("the pending issuance's DPoP key cannot be used: \(error)"))
+                }
+            }
+            let token = TokenResponse(accessToken: pending.accessToken, tokenType: pending.tokenType)
+            let source = IssuanceSource(
+                issuer: pending.issuer, issuerName: pending.issuerName,
+                notificationEndpoint: pending.notificationEndpoint)
+            do {
+                let response = try await poll(
+                    pending.endpoint, transactionID: pending.transactionID, interval: Int(pending.interval),
+                    token: token, firstAt: 0)
+                switch response {
+                case .issued(let credentials, let notificationID):
+                    ids.append(
+                        try await storeCopies(
+                            credentials, notificationID: notificationID, keys: proved, docType: pending.docType,
+                            token: token, source: source, pendingID: pending.id))
+                case .deferred:
+                    events(.keptPending(pendingID: pending.id, docType: pending.docType))
+                    outcome.pending.append(pending.id)
+                }
+            } catch {
+                // Ended by the issuer or refused by our checks: the pending issuance and its keys go.
+                if case .exchange = error {
+                    outcome.failures.append("pending \(pending.id) (\(pending.docType)) kept: \(error)")
+                    outcome.pending.append(pending.id)
+                    continue
+                }
+                outcome.failures.append("pending \(pending.id) (\(pending.docType)) ended: \(error)")
+                if let removed = try? store.removePending(id: pending.id, keepKeys: false) {
+                    for key in removed { try? store.secureAreas.area(key.area).deleteKey(key) }
+                }
+            }
+        }
+        outcome.result = .received(ids)
+        outcome.warnings = warnings
+        return outcome
     }
 }
 
@@ -279,11 +391,15 @@ private struct IssuanceFlow {
 
         // 5. and 6. The credentials.
         var ids: [String] = []
+        var pending: [String] = []
         for configuration in accepted {
-            let id = try await receive(configuration, metadata: metadata, token: token, source: source)
-            ids.append(id)
+            switch try await receive(configuration, metadata: metadata, token: token, source: source) {
+            case .stored(let id): ids.append(id)
+            case .pending(let id): pending.append(id)
+            }
         }
         var outcome = CredentialIssuance.Outcome(result: .received(ids), issuerName: issuerName)
+        outcome.pending = pending
         outcome.warnings = warnings
         return outcome
     }
@@ -476,10 +592,16 @@ private struct IssuanceFlow {
 
     // MARK: - Step 5: one credential
 
+    /// How one credential ended: stored, or kept pending (deferred).
+    enum Received {
+        case stored(String)
+        case pending(String)
+    }
+
     private mutating func receive(
         _ configuration: CredentialConfiguration, metadata: CredentialIssuerMetadata, token: TokenResponse,
         source: IssuanceSource
-    ) async throws(CredentialIssuanceError) -> String {
+    ) async throws(CredentialIssuanceError) -> Received {
         let docType = configuration.docType ?? configuration.id
         let area: any SecureArea
         do {
@@ -508,7 +630,7 @@ private struct IssuanceFlow {
     private mutating func receive(
         _ configuration: CredentialConfiguration, docType: String, keys: [StoredKey],
         metadata: CredentialIssuerMetadata, token: TokenResponse, source: IssuanceSource
-    ) async throws(CredentialIssuanceError) -> String {
+    ) async throws(CredentialIssuanceError) -> Received {
         let target: CredentialRequest.Target =
             token.credentialIdentifiers[configuration.id]?.first.map { .identifier($0) }
             ?? .configuration(configuration.id)
@@ -537,10 +659,104 @@ private struct IssuanceFlow {
         } catch {
             throw .protocolError(error)
         }
-        guard case .issued(let credentials, let notificationID) = response else {
-            throw .protocolError(
-                .unsupported("the issuer deferred issuance (transaction_id); deferred issuance is not implemented yet"))
+        switch response {
+        case .issued(let credentials, let notificationID):
+            return .stored(
+                try await storeCopies(
+                    credentials, notificationID: notificationID, keys: keys, docType: docType, token: token,
+                    source: source, pendingID: nil))
+        case .deferred(let transactionID, let interval):
+            guard let endpoint = metadata.deferredCredentialEndpoint else {
+                throw .protocolError(
+                    .invalidResponse(
+                        endpoint: "credential endpoint", "a deferred answer but no deferred_credential_endpoint"))
+            }
+            events(.deferred(docType: docType, interval: interval))
+            let polled = try await poll(
+                endpoint, transactionID: transactionID, interval: interval, token: token, firstAt: interval)
+            switch polled {
+            case .issued(let credentials, let notificationID):
+                return .stored(
+                    try await storeCopies(
+                        credentials, notificationID: notificationID, keys: keys, docType: docType, token: token,
+                        source: source, pendingID: nil))
+            case .deferred(let transactionID, let interval):
+                let id = try keepPending(
+                    PendingIssuance(
+                        id: StoredKey.newID(), issuer: source.issuer, issuerName: source.issuerName, docType: docType,
+                        transactionID: transactionID, endpoint: endpoint,
+                        notificationEndpoint: source.notificationEndpoint, accessToken: token.accessToken,
+                        tokenType: token.tokenType, dpopKeyID: nil, keyIDs: keys.map(\.id), interval: Double(interval)),
+                    keys: keys)
+                events(.keptPending(pendingID: id, docType: docType))
+                return .pending(id)
+            }
         }
+    }
+
+    /// Keeps a deferred issuance in the store with its keys and, for a DPoP-bound token, the
+    /// DPoP key (wrapped in the software area).
+    private func keepPending(_ pending: PendingIssuance, keys: [StoredKey]) throws(CredentialIssuanceError) -> String {
+        var dpopKey: StoredKey?
+        if let key = dpop?.ephemeralKey {
+            do {
+                dpopKey = try store.secureAreas.software.importKey(key, passphrase: nil)
+            } catch {
+                throw .secureArea(error)
+            }
+        }
+        do {
+            return try store.savePending(pending, keys: keys, dpopKey: dpopKey)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Polls the deferred credential endpoint every `interval` seconds (the issuer may change
+    /// it) until the credentials come or the wait is over; the first poll after `firstAt`
+    /// seconds.
+    fileprivate mutating func poll(
+        _ endpoint: String, transactionID: String, interval: Int, token: TokenResponse, firstAt: Int
+    ) async throws(CredentialIssuanceError) -> CredentialResponse {
+        let deadline = ContinuousClock.now + issuance.wait
+        var transactionID = transactionID
+        var interval = max(interval, 1)
+        var delay = max(firstAt, 0)
+        while ContinuousClock.now + .seconds(delay) <= deadline {
+            if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
+            delay = interval
+            let answer: HTTPResponse
+            do {
+                answer = try await send(
+                    endpoint, what: "the deferred credential request", endpoint: "deferred credential endpoint",
+                    contentType: "application/json", body: DeferredCredentialRequest(transactionID: transactionID).body,
+                    token: token)
+            } catch .protocolError(.issuer(_, let error)) where error.error == "issuance_pending" {
+                continue
+            }
+            let response: CredentialResponse
+            do {
+                response = try CredentialResponse(body: answer.body, endpoint: "deferred credential endpoint")
+            } catch {
+                throw .protocolError(error)
+            }
+            switch response {
+            case .issued: return response
+            case .deferred(let id, let next):
+                transactionID = id
+                interval = max(next, 1)
+                delay = interval
+            }
+        }
+        return .deferred(transactionID: transactionID, interval: interval)
+    }
+
+    /// Checks the credentials of one configuration and stores them (all copies or none);
+    /// notifies the issuer either way.
+    fileprivate mutating func storeCopies(
+        _ credentials: [String], notificationID: String?, keys: [StoredKey], docType: String, token: TokenResponse,
+        source: IssuanceSource, pendingID: String?
+    ) async throws(CredentialIssuanceError) -> String {
         var source = source
         source.notificationID = notificationID
         source.notificationToken = token.isDPoP ? nil : token.accessToken
@@ -555,7 +771,8 @@ private struct IssuanceFlow {
         let id: String
         do {
             id = try store.receive(
-                copies, docType: docType, from: source, trustAnchors: issuance.trustAnchors, at: issuance.now())
+                copies, docType: docType, from: source, trustAnchors: issuance.trustAnchors, at: issuance.now(),
+                completingPending: pendingID)
         } catch {
             let notified = await notify(
                 source, token: token, event: .credentialFailure, description: "the holder's checks refused it")

@@ -77,6 +77,17 @@ public enum CredentialResponse: Sendable, Equatable {
     }
 }
 
+/// A Deferred Credential Request (OpenID4VCI 1.0 section 9.1): the `transaction_id` of a
+/// deferred answer. The answer is a ``CredentialResponse``: the credentials, or (HTTP 202) the
+/// transaction again with a new `interval`; earlier drafts answered `issuance_pending`.
+public struct DeferredCredentialRequest: Sendable, Equatable {
+    public var transactionID: String
+
+    public init(transactionID: String) { self.transactionID = transactionID }
+
+    public var body: [UInt8] { JSONValue.object(["transaction_id": .string(transactionID)]).serialized }
+}
+
 /// A Notification Request (OpenID4VCI 1.0 section 11.1).
 public struct NotificationRequest: Sendable, Equatable {
     public enum Event: String, Sendable {

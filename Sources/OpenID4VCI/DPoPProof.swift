@@ -9,18 +9,39 @@ import MdocCrypto
 public struct DPoPKey: Sendable, CustomStringConvertible {
     public static let type = "dpop+jwt"
 
-    private let key: PrivateKey
+    /// Signs a proof's signing input (raw r‖s).
+    public typealias Signer = @Sendable ([UInt8]) throws -> [UInt8]
+
+    private let signer: Signer
     /// The `jwk` header value.
     public let publicJWK: JWK
+    /// The ephemeral key while it is in memory (nil for a key used through a secure area): a
+    /// pending deferred issuance keeps it, wrapped, in the software secure area.
+    public let ephemeralKey: PrivateKey?
 
     /// A new ephemeral P-256 key.
     public init() throws(IssuanceError) {
+        let key: PrivateKey
         do {
             key = try PrivateKey.generate(.p256)
             publicJWK = try JWK(publicKey: key.publicKey)
         } catch {
             throw .unsupported("no DPoP key could be made: \(error)")
         }
+        ephemeralKey = key
+        signer = { input in try key.sign(input, algorithm: .es256) }
+    }
+
+    /// A P-256 key held elsewhere (a pending issuance's key in the software secure area).
+    public init(publicKey: PublicKey, signer: @escaping Signer) throws(IssuanceError) {
+        guard publicKey.curve == .p256 else { throw .unsupported("a DPoP key must be P-256") }
+        do {
+            publicJWK = try JWK(publicKey: publicKey)
+        } catch {
+            throw .unsupported("the DPoP key has no JWK form: \(error)")
+        }
+        ephemeralKey = nil
+        self.signer = signer
     }
 
     /// A proof for one request (RFC 9449 section 4.2): header `typ` `dpop+jwt`, `alg` ES256,
@@ -41,7 +62,8 @@ public struct DPoPKey: Sendable, CustomStringConvertible {
         do {
             return try JWS.sign(
                 payload: JSONValue.object(payload).serialized,
-                header: ["typ": .string(Self.type), "jwk": publicJWK.json()], key: key, algorithm: .es256)
+                header: ["typ": .string(Self.type), "jwk": publicJWK.json()], algorithm: .es256
+            ) { input in try signer(input) }
         } catch {
             throw .unsupported("a DPoP proof could not be signed: \(error)")
         }

@@ -13,6 +13,14 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
     /// `credential_identifiers` the issuer wants in credential requests.
     public var credentialIdentifiers: [String: [String]]
 
+    /// A token kept for a pending deferred issuance.
+    public init(accessToken: String, tokenType: String) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType.lowercased() == "dpop" ? "DPoP" : "Bearer"
+        expiresIn = nil
+        credentialIdentifiers = [:]
+    }
+
     /// - Throws: ``IssuanceError/invalidResponse(endpoint:_:)`` naming the member.
     public init(body: [UInt8]) throws(IssuanceError) {
         let json: JSONValue

@@ -67,9 +67,12 @@ extension CredentialStore {
     /// The history gets one `received` entry (issuer, doc type, elements, copies; no values).
     ///
     /// - Returns: the new credential's ID.
+    ///
+    /// - Parameter pendingID: a pending deferred issuance this ends: its keys are stored
+    ///   already, and its row goes in the same transaction.
     public func receive(
         _ copies: [ReceivedCopy], docType: String, from source: IssuanceSource, trustAnchors: [Certificate],
-        at time: Date = Date()
+        at time: Date = Date(), completingPending pendingID: String? = nil
     ) throws(WalletError) -> String {
         guard !copies.isEmpty else { throw .nothingToImport(reason: "the issuer sent no credential") }
         var checked: [Checked] = []
@@ -94,7 +97,27 @@ extension CredentialStore {
         let importedAt = Date()
         let id = try withDatabase { (db) throws(WalletError) in
             try transaction(db) {
-                for copy in copies { try KeyRows.insert(copy.key, into: db) }
+                if let pendingID {
+                    let keyIDs = try db.query("SELECT key_ids FROM pending_issuances WHERE id = ?", [.text(pendingID)])
+                    {
+                        $0.text(0) ?? "[]"
+                    }
+                    guard let listed = keyIDs.first,
+                        let ids = try? JSONDecoder().decode([String].self, from: Data(listed.utf8)),
+                        Set(ids) == Set(copies.map(\.key.id))
+                    else { throw WalletError.unknownCredential(id: pendingID) }
+                    let dpop = try db.query(
+                        "SELECT dpop_key_id FROM pending_issuances WHERE id = ?", [.text(pendingID)]
+                    ) {
+                        $0.text(0)
+                    }
+                    _ = try db.run("DELETE FROM pending_issuances WHERE id = ?", [.text(pendingID)])
+                    if let dpopKey = dpop.first ?? nil {
+                        _ = try db.run("DELETE FROM keys WHERE id = ?", [.text(dpopKey)])
+                    }
+                } else {
+                    for copy in copies { try KeyRows.insert(copy.key, into: db) }
+                }
                 for document in checked {
                     let existing = try db.query(
                         "SELECT id FROM credentials WHERE issuer_signed = ? LIMIT 1",

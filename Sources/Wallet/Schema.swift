@@ -55,8 +55,8 @@ enum Schema {
         CREATE INDEX credentials_by_key ON credentials (key_id);
         """,
         // 4: credentials received over OpenID4VCI: the issuer, the notification id, batch copies
-        // (one key each; the credentials row keeps copy 0); the history records issuance
-        // ('received', with the number of copies).
+        // (one key each; the credentials row keeps copy 0), deferred issuances still pending;
+        // the history records issuance ('received', with the number of copies).
         """
         ALTER TABLE credentials ADD COLUMN issuer TEXT;                 -- Credential Issuer Identifier
         ALTER TABLE credentials ADD COLUMN notification_id TEXT;
@@ -69,6 +69,21 @@ enum Schema {
             key_id TEXT NOT NULL REFERENCES keys (id),
             presented_at REAL,                  -- first presentation; NULL while unused
             PRIMARY KEY (credential_id, copy)
+        ) STRICT;
+        CREATE TABLE pending_issuances (
+            id TEXT PRIMARY KEY NOT NULL,       -- 16 random hex digits
+            issuer TEXT NOT NULL,               -- Credential Issuer Identifier
+            issuer_name TEXT NOT NULL,
+            doc_type TEXT NOT NULL,
+            transaction_id TEXT NOT NULL,
+            endpoint TEXT NOT NULL,             -- deferred_credential_endpoint
+            notification_endpoint TEXT,
+            access_token TEXT NOT NULL,         -- a secret, deleted with the row
+            token_type TEXT NOT NULL,           -- "Bearer" or "DPoP"
+            dpop_key_id TEXT REFERENCES keys (id),
+            key_ids TEXT NOT NULL,              -- JSON array of the keys proved, in order
+            interval REAL NOT NULL,
+            created_at REAL NOT NULL
         ) STRICT;
         CREATE TABLE history_v4 (
             id INTEGER PRIMARY KEY,

@@ -95,14 +95,21 @@ struct CredentialsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the stored credentials (element identifiers, never values).")
+            abstract: "List the stored credentials (element identifiers, never values) and pending issuances.")
 
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            let credentials = try store.openExisting()?.list() ?? []
+            let wallet = try store.openExisting()
+            let credentials = try wallet?.list() ?? []
             if json { return try WalletCLI.printJSON(credentials) }
+            let pending = try wallet?.pendingIssuances() ?? []
+            for p in pending {
+                Output.line(
+                    "pending \(p.id)  \(p.docType)  from \(p.issuerName) since \(RFC3339.string(from: p.createdAt))  "
+                        + "(resume: mdoc-holder credentials receive --pending)")
+            }
             guard !credentials.isEmpty else {
                 WalletCLI.warn(
                     "No credentials stored. Import one with: mdoc-holder credentials import FILE --device-key KEY.pem")

@@ -30,12 +30,27 @@ struct ReceiveCommand: AsyncParsableCommand {
             server supports it. The issuer is notified of the result when it asks for notifications.
 
             HTTPS only, verified against the system trust store and any --tls-ca. Prints the new credential \
-            IDs. Exits 0 when credentials were stored, 1 when declined, refused or failed (the message says \
-            what happened and what to do), 2 on bad input.
+            IDs. When the issuer defers issuance, it is polled at the issuer's interval for up to --wait seconds, \
+            then kept pending in the store (credentials list shows it); --pending resumes the pending ones. \
+            Exits 0 when credentials were stored or kept pending, 1 when declined, refused or failed (the message \
+            says what happened and what to do), 2 on bad input.
             """)
 
-    @Argument(help: ArgumentHelp("The credential offer URL.", valueName: "offer"))
-    var offer: String
+    @Argument(help: ArgumentHelp("The credential offer URL (not with --pending).", valueName: "offer"))
+    var offer: String?
+
+    @Option(
+        name: .customLong("wait"),
+        help: ArgumentHelp(
+            "When the issuer defers issuance, poll it (at its interval) for up to this many seconds; then keep it pending in the store (default 30).",
+            valueName: "seconds"))
+    var wait: Int = 30
+
+    @Flag(
+        name: .customLong("pending"),
+        help:
+            "Resume the pending deferred issuances of the store (polled for up to --wait seconds) instead of an offer.")
+    var pending = false
 
     @Option(
         name: .customLong("tx-code-file"),
@@ -90,6 +105,10 @@ struct ReceiveCommand: AsyncParsableCommand {
         let wallet: CredentialStore
         do {
             guard (1...100).contains(batch) else { throw WalletCLIError("--batch must be between 1 and 100") }
+            guard wait >= 0 else { throw WalletCLIError("--wait must be 0 or more seconds") }
+            guard (offer == nil) == pending else {
+                throw WalletCLIError(pending ? "--pending takes no offer" : "give the offer URL (or --pending)")
+            }
             setup = try prepare()
             wallet = try store.open()
         } catch {
@@ -100,21 +119,35 @@ struct ReceiveCommand: AsyncParsableCommand {
         let issuance = CredentialIssuance(
             trustAnchors: setup.anchors, tlsCAs: setup.tls,
             secureArea: store.secureAreas.secureArea.flatMap(SecureAreaName.init(rawValue:)), batch: batch,
-            redirectURI: redirectURI)
+            redirectURI: redirectURI, wait: .seconds(wait))
         let outcome: CredentialIssuance.Outcome
         do {
-            outcome = try await issuance.run(
-                offer: offer.trimmingCharacters(in: .whitespacesAndNewlines), store: wallet, consent: setup.prompt,
-                transactionCode: { description in givenCode ?? Self.askTransactionCode(description) },
-                events: Self.show)
+            if let offer {
+                outcome = try await issuance.run(
+                    offer: offer.trimmingCharacters(in: .whitespacesAndNewlines), store: wallet, consent: setup.prompt,
+                    transactionCode: { description in givenCode ?? Self.askTransactionCode(description) },
+                    events: Self.show)
+            } else {
+                outcome = try await issuance.resumePending(store: wallet, events: Self.show)
+            }
         } catch {
             WalletCLI.warn("mdoc-holder: \(error)")
             throw ExitCode(1)
         }
         for warning in outcome.warnings { WalletCLI.warn("warning: \(warning)") }
+        for failure in outcome.failures { WalletCLI.warn("mdoc-holder: \(failure)") }
         switch outcome.result {
         case .received(let ids):
             for id in ids { Output.line(id) }
+            if !outcome.pending.isEmpty {
+                WalletCLI.warn(
+                    "\(outcome.pending.count) issuance(s) pending: resume with mdoc-holder credentials receive --pending"
+                )
+            }
+            if pending, ids.isEmpty, outcome.pending.isEmpty, outcome.failures.isEmpty {
+                WalletCLI.warn("No pending issuances.")
+            }
+            if !outcome.failures.isEmpty { throw ExitCode(1) }
         case .declined:
             WalletCLI.warn("Declined: nothing was requested from \(TerminalText.printable(outcome.issuerName)).")
             throw ExitCode(1)
@@ -126,7 +159,8 @@ struct ReceiveCommand: AsyncParsableCommand {
         prompt: any ConsentPrompt, anchors: [Certificate], tls: [Certificate], code: String?
     ) {
         let prompt: any ConsentPrompt
-        if yes {
+        if yes || pending {
+            // --pending asks no one: consent was given when the offer was accepted.
             prompt = AcceptingConsent()
         } else if consent == "tty" {
             prompt = TerminalConsentPrompt(io: try ControllingTerminal())
@@ -188,6 +222,10 @@ struct ReceiveCommand: AsyncParsableCommand {
             WalletCLI.warn(
                 "Stored \(TerminalText.printable(docType)) as credential \(id)\(copies > 1 ? " (\(copies) copies)" : "")"
             )
+        case .deferred(let docType, let interval):
+            WalletCLI.warn("The issuer deferred \(TerminalText.printable(docType)); asking again every \(interval) s")
+        case .keptPending(let id, let docType):
+            WalletCLI.warn("\(TerminalText.printable(docType)) is not ready: kept pending as \(id)")
         case .notified(let event):
             WalletCLI.warn("The issuer was notified: \(event)")
         }

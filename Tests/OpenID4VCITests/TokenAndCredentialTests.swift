@@ -50,6 +50,16 @@ import Testing
         #expect(throws: IssuanceError.self) { try CredentialResponse(body: Array(#"{"transaction_id":"t"}"#.utf8)) }
     }
 
+    @Test func buildsTheDeferredCredentialRequest() throws {
+        #expect(
+            try JSONValue(parsing: DeferredCredentialRequest(transactionID: "t-1").body) == ["transaction_id": "t-1"])
+    }
+
+    @Test func aKeptTokenIsBearerOrDPoP() {
+        #expect(TokenResponse(accessToken: "a", tokenType: "dpop").authorization == "DPoP a")
+        #expect(TokenResponse(accessToken: "a", tokenType: "Bearer").authorization == "Bearer a")
+    }
+
     @Test func buildsNotifications() throws {
         let body = try JSONValue(
             parsing: NotificationRequest(

@@ -138,6 +138,24 @@ fails "more copies than batch_size are refused before any request" 1 receive "$t
 check "that says batch_size" grep -q "batch_size" "$tmp/err"
 check "no token was asked for" saw 'r["token_requests"] == 0'
 
+# -- deferred issuance: ready while waiting; kept pending, then resumed with --pending (DPoP-bound)
+offer "delivery=value&deferred=1"
+check "a deferred credential ready within --wait is stored" receive "$tmp/deferred.sqlite" "$url" --yes --wait 10
+check "the issuer was polled at its interval" saw 'r["deferred_polls"] == 2 and r["issued"] == 1 and r["notifications"] == ["credential_accepted"]'
+check "it is listed" listed "$tmp/deferred.sqlite" "len(c) == 1"
+offer "delivery=value&deferred=1&dpop=1"
+check "a deferred credential not ready within --wait 0 is kept pending" receive "$tmp/deferred.sqlite" "$url" --yes --wait 0
+check "it said so" grep -q "kept pending" "$tmp/err"
+check "credentials list shows it pending" bash -c "'$bin/mdoc-holder' credentials list --store '$tmp/deferred.sqlite' | grep -q '^pending '"
+check "no credential yet" listed "$tmp/deferred.sqlite" "len(c) == 1"
+check "--pending resumes it (first poll: not ready; the next: stored)" receive "$tmp/deferred.sqlite" --pending --wait 10
+check "the resumed credential is stored" listed "$tmp/deferred.sqlite" "len(c) == 2"
+check "nothing is pending any more" bash -c "! '$bin/mdoc-holder' credentials list --store '$tmp/deferred.sqlite' | grep -q '^pending '"
+check "the resumed requests kept DPoP (same key, ath, nonce) and notified" \
+  saw 'r["deferred_polls"] == 2 and r["issued"] == 1 and r["notifications"] == ["credential_accepted"]'
+check "--pending with nothing pending says so" receive "$tmp/deferred.sqlite" --pending
+check "that is a message" grep -q "No pending issuances" "$tmp/err"
+
 # -- consent: a policy without an issuer rule declines; one with it accepts
 printf '[[rule]]\nreader = "any"\ndoctype = "*"\nallow = ["*"]\n' >"$tmp/readers.toml"
 offer "delivery=value"

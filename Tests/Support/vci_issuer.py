@@ -18,7 +18,9 @@ Every offer is a session with its own Credential Issuer Identifier https://local
                        know), identifiers=1 (authorization_details with credential_identifiers),
                        as_metadata=oauth|openid (where the AS metadata is served), notify=1,
                        grant=pre|code (code: an authorization_code grant with issuer_state),
-                       par=1|0 (a pushed authorization request endpoint, required when 1)
+                       par=1|0 (a pushed authorization request endpoint, required when 1),
+                       deferred=N (the credential request answers 202 with a transaction_id and
+                       interval 1; the deferred endpoint answers 202 N times, then the credentials)
                        -> {"session", "offer"}: what a QR code would carry.
   POST /s/ID/par       RFC 9126: checks the authorization request (response_type code, client_id,
                        a loopback http redirect_uri, state, PKCE S256 challenge, authorization_details
@@ -189,11 +191,13 @@ class Issuer:
             "notification_id": secrets.token_urlsafe(8),
             "grant": form.get("grant", "pre"), "par": form.get("par", "1") == "1",
             "issuer_state": secrets.token_urlsafe(8), "requests": {}, "authz": None, "client_id": None,
+            "deferred": int(form.get("deferred", "0")), "transaction_id": None, "deferred_keys": None,
             "result": {"violations": [], "token_requests": 0, "token_errors": [], "credential_requests": 0,
                        "nonce_requests": 0, "dpop_challenges": 0, "proofs": 0, "issued": 0, "notifications": [],
                        "metadata_fetches": 0, "as_metadata_fetches": 0, "offer_fetches": 0,
                        "tx_code_sent": None, "request_target": None, "par_requests": 0,
-                       "authorization_requests": 0, "pkce_checked": False, "redirect_uri": None},
+                       "authorization_requests": 0, "pkce_checked": False, "redirect_uri": None,
+                       "deferred_polls": 0},
         }
         with self.lock:
             self.sessions[sid] = session
@@ -242,6 +246,8 @@ class Issuer:
             metadata["notification_endpoint"] = f"{s['issuer']}/notification"
         if s["batch_size"] > 1:
             metadata["batch_credential_issuance"] = {"batch_size": s["batch_size"]}
+        if s["deferred"]:
+            metadata["deferred_credential_endpoint"] = f"{s['issuer']}/deferred"
         return metadata
 
     def as_metadata(self, s):
@@ -498,6 +504,30 @@ class Issuer:
             s["used_nonces"].add(parse_jws(proof)[1]["nonce"])
         if len({thumbprint(k) for k in keys}) != len(keys):
             raise Violation("two proofs of one request prove the same key")
+        if s["deferred"]:
+            s["transaction_id"] = secrets.token_urlsafe(12)
+            s["deferred_keys"] = keys
+            return 202, {"transaction_id": s["transaction_id"], "interval": 1}, {"Cache-Control": "no-store"}
+        return self.issue(s, keys)
+
+    def deferred(self, s, headers, body, url):
+        token, challenge = self.authorize(s, headers, url)
+        if challenge:
+            return challenge
+        if not headers.get("Content-Type", "").startswith("application/json"):
+            raise Violation("the deferred credential request is not JSON")
+        request = json.loads(body)
+        if set(request) != {"transaction_id"}:
+            raise Violation("the deferred credential request carries more than transaction_id")
+        if s["transaction_id"] is None or request["transaction_id"] != s["transaction_id"]:
+            return 400, {"error": "invalid_transaction_id"}, {}
+        s["result"]["deferred_polls"] += 1
+        if s["result"]["deferred_polls"] <= s["deferred"]:
+            return 202, {"transaction_id": s["transaction_id"], "interval": 1}, {"Cache-Control": "no-store"}
+        s["transaction_id"] = None
+        return self.issue(s, s["deferred_keys"])
+
+    def issue(self, s, keys):
         if s["signer"] == "untrusted":
             ds_key, ds_cert = make_untrusted_signer()
         else:
@@ -611,6 +641,8 @@ class Handler(BaseHTTPRequestHandler):
                     status, value, extra = self.issuer.nonce(s)
                 elif parts[3] == "credential":
                     status, value, extra = self.issuer.credential(s, self.headers, body, url)
+                elif parts[3] == "deferred":
+                    status, value, extra = self.issuer.deferred(s, self.headers, body, url)
                 elif parts[3] == "notification":
                     status, value, extra = self.issuer.notification(s, self.headers, body, url)
                 else:

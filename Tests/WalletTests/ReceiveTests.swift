@@ -117,6 +117,41 @@ struct ReceiveTests {
         #expect(try db.query("SELECT count(*) FROM credential_copies") { $0.int64(0) } == [0])
     }
 
+    @Test func aPendingIssuanceKeepsItsKeysAndEndsWithTheCredential() throws {
+        let received = try copies(2)
+        let dpopKey = try store.secureAreas.software.createKey(KeySettings())
+        let pending = PendingIssuance(
+            id: "0011223344556677", issuer: "https://issuer.example", issuerName: "Example DMV", docType: Self.mDL,
+            transactionID: "tx-secret", endpoint: "https://issuer.example/deferred", notificationEndpoint: nil,
+            accessToken: "token-secret", tokenType: "DPoP", dpopKeyID: nil, keyIDs: received.map(\.key.id), interval: 5)
+        let id = try store.savePending(pending, keys: received.map(\.key), dpopKey: dpopKey)
+        let listed = try #require(try store.pendingIssuances().first)
+        #expect(listed.id == id)
+        #expect(listed.keyIDs == received.map(\.key.id))
+        #expect(listed.dpopKeyID == dpopKey.id)
+        #expect(!listed.description.contains("secret"))
+        #expect(try store.keys().count == 3)
+        let credential = try store.receive(
+            received, docType: Self.mDL, from: source, trustAnchors: [pki.iaca], completingPending: id)
+        #expect(try store.pendingIssuances().isEmpty)
+        // The proved keys now belong to the credential; the DPoP key is gone.
+        #expect(try store.keys().map(\.key.id).sorted() == received.map(\.key.id).sorted())
+        #expect(try store.keys().allSatisfy { $0.credentials == [credential] })
+    }
+
+    @Test func removingAPendingIssuanceRemovesItsKeys() throws {
+        let received = try copies(1)
+        let id = try store.savePending(
+            PendingIssuance(
+                id: "a", issuer: "https://i.example", issuerName: "I", docType: Self.mDL, transactionID: "t",
+                endpoint: "https://i.example/d", notificationEndpoint: nil, accessToken: "x", tokenType: "Bearer",
+                dpopKeyID: nil, keyIDs: [received[0].key.id], interval: 1), keys: [received[0].key], dpopKey: nil)
+        let removed = try store.removePending(id: id, keepKeys: false)
+        #expect(removed.map(\.id) == [received[0].key.id])
+        #expect(try store.keys().isEmpty)
+        #expect(try store.pendingIssuances().isEmpty)
+    }
+
     @Test func migratesASchema3StoreTo4KeepingItsHistory() throws {
         let path = dir.file("old.sqlite")
         do {
