@@ -71,6 +71,18 @@ extension IssuanceFlow {
                     throw .protocolError(.unsupported("the pending issuance's DPoP key cannot be used: \(error)"))
                 }
             }
+            // The issuer's metadata again: whether answers are to be encrypted (with a new key).
+            encryption = nil
+            if let url = IssuerIdentifier.wellKnown(pending.issuer, suffix: CredentialIssuerMetadata.wellKnownSuffix),
+                let answer = try? await get(url, what: "fetching the issuer's metadata"),
+                let metadata = try? CredentialIssuerMetadata(body: answer.body, issuer: pending.issuer)
+            {
+                do {
+                    encryption = try MessageEncryption(metadata: metadata)
+                } catch {
+                    throw .protocolError(error)
+                }
+            }
             let token = TokenResponse(accessToken: pending.accessToken, tokenType: pending.tokenType)
             let source = IssuanceSource(
                 issuer: pending.issuer, issuerName: pending.issuerName,

@@ -57,11 +57,13 @@ extension IssuanceFlow {
         for attempt in 0..<2 {
             let nonce = try await cNonce(metadata)
             let proofs = try makeProofs(keys, audience: metadata.credentialIssuer, nonce: nonce)
-            let body = CredentialRequest(target: target, jwtProofs: proofs).body
+            let request = try encoded(
+                CredentialRequest(target: target, jwtProofs: proofs, responseEncryption: encryption?.requestMember).body
+            )
             do {
                 answer = try await send(
                     metadata.credentialEndpoint, what: "the credential request", endpoint: "credential endpoint",
-                    contentType: "application/json", body: body, token: token)
+                    contentType: request.contentType, body: request.body, token: token)
                 break
             } catch .protocolError(.issuer(_, let error)) where error.error == "invalid_nonce" && attempt == 0 {
                 // The c_nonce went stale between the nonce and the credential request: once more.
@@ -73,7 +75,7 @@ extension IssuanceFlow {
         }
         let response: CredentialResponse
         do {
-            response = try CredentialResponse(body: answer.body)
+            response = try CredentialResponse(body: try decoded(answer, endpoint: "credential endpoint"))
         } catch {
             throw .protocolError(error)
         }
@@ -112,6 +114,24 @@ extension IssuanceFlow {
         }
     }
 
+    /// A request body as the issuer takes it: encrypted to its key when it takes encrypted
+    /// requests, else JSON.
+    func encoded(_ json: [UInt8]) throws(CredentialIssuanceError) -> (body: [UInt8], contentType: String) {
+        guard let encryption else { return (json, "application/json") }
+        do {
+            return try encryption.encode(json)
+        } catch {
+            throw .protocolError(error)
+        }
+    }
+
+    /// An answer's JSON: decrypted when encryption was asked for (an unencrypted one is then
+    /// refused).
+    func decoded(_ answer: HTTPResponse, endpoint: String) throws(IssuanceError) -> [UInt8] {
+        guard let encryption else { return answer.body }
+        return try encryption.decode(answer.body, contentType: answer.contentType, endpoint: endpoint)
+    }
+
     /// Keeps a deferred issuance in the store with its keys and, for a DPoP-bound token, the
     /// DPoP key (wrapped in the software area).
     func keepPending(_ pending: PendingIssuance, keys: [StoredKey]) throws(CredentialIssuanceError) -> String {
@@ -144,17 +164,21 @@ extension IssuanceFlow {
             if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
             delay = interval
             let answer: HTTPResponse
+            let request = try encoded(
+                DeferredCredentialRequest(transactionID: transactionID, responseEncryption: encryption?.requestMember)
+                    .body)
             do {
                 answer = try await send(
                     endpoint, what: "the deferred credential request", endpoint: "deferred credential endpoint",
-                    contentType: "application/json", body: DeferredCredentialRequest(transactionID: transactionID).body,
-                    token: token)
+                    contentType: request.contentType, body: request.body, token: token)
             } catch .protocolError(.issuer(_, let error)) where error.error == "issuance_pending" {
                 continue
             }
             let response: CredentialResponse
             do {
-                response = try CredentialResponse(body: answer.body, endpoint: "deferred credential endpoint")
+                response = try CredentialResponse(
+                    body: try decoded(answer, endpoint: "deferred credential endpoint"),
+                    endpoint: "deferred credential endpoint")
             } catch {
                 throw .protocolError(error)
             }

@@ -17,6 +17,8 @@ struct IssuanceFlow {
     let events: @Sendable (CredentialIssuance.Event) -> Void
 
     var dpop: DPoPKey?
+    /// Encrypted requests and responses, when the issuer offers them.
+    var encryption: MessageEncryption?
     /// `iss` of key proofs: the client ID in the authorization code flow, none in anonymous
     /// pre-authorized access.
     var proofIssuer: String?
@@ -58,8 +60,10 @@ struct IssuanceFlow {
         }
         let issuerName = metadata.displayName ?? issuerHost
         events(.issuer(name: issuerName, host: issuerHost))
-        if metadata.encryptionRequired {
-            throw .protocolError(.unsupported("the issuer requires encrypted credential responses"))
+        do {
+            encryption = try MessageEncryption(metadata: metadata)
+        } catch {
+            throw .protocolError(error)
         }
         var configurations: [CredentialConfiguration] = []
         for id in offer.credentialConfigurationIDs {

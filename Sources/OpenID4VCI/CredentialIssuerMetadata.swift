@@ -21,6 +21,10 @@ public struct CredentialIssuerMetadata: Sendable, Equatable {
     public var batchSize: Int
     /// `credential_response_encryption.encryption_required`.
     public var encryptionRequired: Bool
+    /// `credential_response_encryption`, when the issuer can encrypt its answers.
+    public var responseEncryption: ResponseEncryptionMetadata?
+    /// `credential_request_encryption`, when the issuer takes encrypted requests.
+    public var requestEncryption: RequestEncryptionMetadata?
     /// The issuer's display name for the user (`display[].name`), preferring English.
     public var displayName: String?
     /// `credential_configurations_supported`, by ID.
@@ -61,6 +65,12 @@ public struct CredentialIssuerMetadata: Sendable, Equatable {
             batchSize = 1
         }
         encryptionRequired = json["credential_response_encryption"]?["encryption_required"]?.boolValue ?? false
+        responseEncryption = try json["credential_response_encryption"].map {
+            (value) throws(IssuanceError) in try ResponseEncryptionMetadata(json: value)
+        }
+        requestEncryption = try json["credential_request_encryption"].map {
+            (value) throws(IssuanceError) in try RequestEncryptionMetadata(json: value)
+        }
         displayName = Display.name(json["display"])
         guard let supported = json["credential_configurations_supported"]?.objectValue, !supported.isEmpty else {
             throw .invalidMetadata("credential_configurations_supported is missing or empty")

@@ -12,10 +12,14 @@ public struct CredentialRequest: Sendable {
     public var target: Target
     /// Compact JWS key proofs, one per key to bind.
     public var jwtProofs: [String]
+    /// `credential_response_encryption` (``MessageEncryption/requestMember``), when the answer is
+    /// to be encrypted.
+    public var responseEncryption: JSONValue?
 
-    public init(target: Target, jwtProofs: [String]) {
+    public init(target: Target, jwtProofs: [String], responseEncryption: JSONValue? = nil) {
         self.target = target
         self.jwtProofs = jwtProofs
+        self.responseEncryption = responseEncryption
     }
 
     /// The JSON body.
@@ -26,6 +30,7 @@ public struct CredentialRequest: Sendable {
         case .configuration(let id): members["credential_configuration_id"] = .string(id)
         }
         if !jwtProofs.isEmpty { members["proofs"] = ["jwt": .array(jwtProofs.map(JSONValue.string))] }
+        if let responseEncryption { members["credential_response_encryption"] = responseEncryption }
         return JSONValue.object(members).serialized
     }
 }
@@ -82,10 +87,19 @@ public enum CredentialResponse: Sendable, Equatable {
 /// transaction again with a new `interval`; earlier drafts answered `issuance_pending`.
 public struct DeferredCredentialRequest: Sendable, Equatable {
     public var transactionID: String
+    /// `credential_response_encryption`, when the answer is to be encrypted.
+    public var responseEncryption: JSONValue?
 
-    public init(transactionID: String) { self.transactionID = transactionID }
+    public init(transactionID: String, responseEncryption: JSONValue? = nil) {
+        self.transactionID = transactionID
+        self.responseEncryption = responseEncryption
+    }
 
-    public var body: [UInt8] { JSONValue.object(["transaction_id": .string(transactionID)]).serialized }
+    public var body: [UInt8] {
+        var members: [String: JSONValue] = ["transaction_id": .string(transactionID)]
+        if let responseEncryption { members["credential_response_encryption"] = responseEncryption }
+        return JSONValue.object(members).serialized
+    }
 }
 
 /// A Notification Request (OpenID4VCI 1.0 section 11.1).

@@ -156,6 +156,17 @@ check "the resumed requests kept DPoP (same key, ath, nonce) and notified" \
 check "--pending with nothing pending says so" receive "$tmp/deferred.sqlite" --pending
 check "that is a message" grep -q "No pending issuances" "$tmp/err"
 
+# -- encrypted requests and responses (JWE, ECDH-ES), immediate and deferred
+offer "delivery=value&encrypt=1"
+check "receives with encrypted request and response" receive "$tmp/jwe.sqlite" "$url" --yes
+check "the issuer decrypted the request and encrypted its answer to our key" \
+  saw 'r["encrypted_requests"] == 1 and r["encrypted_responses"] == 1 and r["issued"] == 1'
+offer "delivery=value&encrypt=1&deferred=1&dpop=1"
+check "receives a deferred credential with encryption and DPoP" receive "$tmp/jwe.sqlite" "$url" --yes --wait 10
+check "every request and answer was encrypted, the 202s too" \
+  saw 'r["encrypted_requests"] == 3 and r["encrypted_responses"] == 3 and r["deferred_polls"] == 2'
+check "both are stored" listed "$tmp/jwe.sqlite" "len(c) == 2"
+
 # -- consent: a policy without an issuer rule declines; one with it accepts
 printf '[[rule]]\nreader = "any"\ndoctype = "*"\nallow = ["*"]\n' >"$tmp/readers.toml"
 offer "delivery=value"

@@ -20,7 +20,10 @@ Every offer is a session with its own Credential Issuer Identifier https://local
                        grant=pre|code (code: an authorization_code grant with issuer_state),
                        par=1|0 (a pushed authorization request endpoint, required when 1),
                        deferred=N (the credential request answers 202 with a transaction_id and
-                       interval 1; the deferred endpoint answers 202 N times, then the credentials)
+                       interval 1; the deferred endpoint answers 202 N times, then the credentials),
+                       encrypt=1 (credential_request_encryption and credential_response_encryption,
+                       both required: requests must come as JWEs to the issuer's key, answers go as
+                       JWEs to the key in the request's credential_response_encryption)
                        -> {"session", "offer"}: what a QR code would carry.
   POST /s/ID/par       RFC 9126: checks the authorization request (response_type code, client_id,
                        a loopback http redirect_uri, state, PKCE S256 challenge, authorization_details
@@ -64,6 +67,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.x509.oid import NameOID, ObjectIdentifier
+from joserfc import jwe
+from joserfc.jwk import ECKey
 from pymdoccbor.mdoc.issuer import MdocCborIssuer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -192,12 +197,13 @@ class Issuer:
             "grant": form.get("grant", "pre"), "par": form.get("par", "1") == "1",
             "issuer_state": secrets.token_urlsafe(8), "requests": {}, "authz": None, "client_id": None,
             "deferred": int(form.get("deferred", "0")), "transaction_id": None, "deferred_keys": None,
+            "encrypt": form.get("encrypt") == "1", "enc_key": ECKey.generate_key("P-256", private=True),
             "result": {"violations": [], "token_requests": 0, "token_errors": [], "credential_requests": 0,
                        "nonce_requests": 0, "dpop_challenges": 0, "proofs": 0, "issued": 0, "notifications": [],
                        "metadata_fetches": 0, "as_metadata_fetches": 0, "offer_fetches": 0,
                        "tx_code_sent": None, "request_target": None, "par_requests": 0,
                        "authorization_requests": 0, "pkce_checked": False, "redirect_uri": None,
-                       "deferred_polls": 0},
+                       "deferred_polls": 0, "encrypted_requests": 0, "encrypted_responses": 0},
         }
         with self.lock:
             self.sessions[sid] = session
@@ -248,7 +254,54 @@ class Issuer:
             metadata["batch_credential_issuance"] = {"batch_size": s["batch_size"]}
         if s["deferred"]:
             metadata["deferred_credential_endpoint"] = f"{s['issuer']}/deferred"
+        if s["encrypt"]:
+            public = s["enc_key"].as_dict(private=False)
+            public.update({"kid": "issuer-enc-1", "use": "enc", "alg": "ECDH-ES"})
+            metadata["credential_request_encryption"] = {
+                "jwks": {"keys": [public]}, "enc_values_supported": ["A128GCM", "A256GCM"], "encryption_required": True}
+            metadata["credential_response_encryption"] = {
+                "alg_values_supported": ["ECDH-ES"], "enc_values_supported": ["A256GCM"], "encryption_required": True}
         return metadata
+
+    # -- encryption (OpenID4VCI section 10)
+
+    def decrypt_request(self, s, headers, body):
+        """The JSON of a credential or deferred request; checks encryption when required."""
+        ctype = headers.get("Content-Type", "")
+        if not s["encrypt"]:
+            if not ctype.startswith("application/json"):
+                raise Violation("the request is not JSON")
+            return json.loads(body), None
+        if not ctype.startswith("application/jwt"):
+            raise Violation("the request is not encrypted (application/jwt) although the issuer requires it")
+        token = body.decode()
+        header = json.loads(b64url_decode(token.split(".")[0]))
+        if header.get("kid") != "issuer-enc-1":
+            raise Violation("the request JWE does not name the issuer key's kid")
+        if header.get("alg") != "ECDH-ES" or header.get("enc") not in ("A128GCM", "A256GCM"):
+            raise Violation("the request JWE alg/enc is not what the issuer supports")
+        registry = jwe.JWERegistry(algorithms=["ECDH-ES", "A128GCM", "A256GCM"])
+        request = json.loads(jwe.decrypt_compact(token, s["enc_key"], registry=registry).plaintext)
+        s["result"]["encrypted_requests"] += 1
+        spec = request.get("credential_response_encryption")
+        if not isinstance(spec, dict) or spec.get("enc") != "A256GCM":
+            raise Violation("credential_response_encryption is missing or its enc is not supported")
+        jwk = spec.get("jwk")
+        if not isinstance(jwk, dict) or jwk.get("alg") != "ECDH-ES" or "d" in jwk:
+            raise Violation("credential_response_encryption.jwk must be a public key with alg ECDH-ES")
+        return request, spec
+
+    def encrypted(self, s, spec, status, value, extra):
+        if spec is None or status >= 400:  # errors go unencrypted
+            return status, value, extra
+        registry = jwe.JWERegistry(algorithms=["ECDH-ES", "A256GCM"])
+        protected = {"alg": "ECDH-ES", "enc": spec["enc"]}
+        if "kid" in spec["jwk"]:
+            protected["kid"] = spec["jwk"]["kid"]
+        token = jwe.encrypt_compact(protected, json.dumps(value).encode(), ECKey.import_key(spec["jwk"]),
+                                    registry=registry)
+        s["result"]["encrypted_responses"] += 1
+        return status, ("jwt", token), extra
 
     def as_metadata(self, s):
         s["result"]["as_metadata_fetches"] += 1
@@ -455,9 +508,7 @@ class Issuer:
         token, challenge = self.authorize(s, headers, url)
         if challenge:
             return challenge
-        if not headers.get("Content-Type", "").startswith("application/json"):
-            raise Violation("the credential request is not JSON")
-        request = json.loads(body)
+        request, spec = self.decrypt_request(s, headers, body)
         if s["identifiers"]:
             if request.get("credential_identifier") != "mdl-identifier-1" or "credential_configuration_id" in request:
                 raise Violation("credential_identifier must be used when the token response gave identifiers")
@@ -507,25 +558,25 @@ class Issuer:
         if s["deferred"]:
             s["transaction_id"] = secrets.token_urlsafe(12)
             s["deferred_keys"] = keys
-            return 202, {"transaction_id": s["transaction_id"], "interval": 1}, {"Cache-Control": "no-store"}
-        return self.issue(s, keys)
+            return self.encrypted(
+                s, spec, 202, {"transaction_id": s["transaction_id"], "interval": 1}, {"Cache-Control": "no-store"})
+        return self.encrypted(s, spec, *self.issue(s, keys))
 
     def deferred(self, s, headers, body, url):
         token, challenge = self.authorize(s, headers, url)
         if challenge:
             return challenge
-        if not headers.get("Content-Type", "").startswith("application/json"):
-            raise Violation("the deferred credential request is not JSON")
-        request = json.loads(body)
-        if set(request) != {"transaction_id"}:
+        request, spec = self.decrypt_request(s, headers, body)
+        if set(request) - {"credential_response_encryption"} != {"transaction_id"}:
             raise Violation("the deferred credential request carries more than transaction_id")
         if s["transaction_id"] is None or request["transaction_id"] != s["transaction_id"]:
             return 400, {"error": "invalid_transaction_id"}, {}
         s["result"]["deferred_polls"] += 1
         if s["result"]["deferred_polls"] <= s["deferred"]:
-            return 202, {"transaction_id": s["transaction_id"], "interval": 1}, {"Cache-Control": "no-store"}
+            return self.encrypted(
+                s, spec, 202, {"transaction_id": s["transaction_id"], "interval": 1}, {"Cache-Control": "no-store"})
         s["transaction_id"] = None
-        return self.issue(s, s["deferred_keys"])
+        return self.encrypted(s, spec, *self.issue(s, s["deferred_keys"]))
 
     def issue(self, s, keys):
         if s["signer"] == "untrusted":
@@ -563,10 +614,13 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def reply(self, status, value, extra=None):
-        body = b"" if value is None else json.dumps(value).encode()
+        if isinstance(value, tuple) and value[0] == "jwt":
+            body, ctype = value[1].encode(), "application/jwt"
+        else:
+            body, ctype = (b"" if value is None else json.dumps(value).encode()), "application/json"
         self.send_response(status)
         if value is not None:
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         for k, v in (extra or {}).items():
             self.send_header(k, v)
