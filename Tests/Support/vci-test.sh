@@ -239,6 +239,30 @@ check "the verifier verified the received credential (issuer, device signature)"
   "curl -sf --cacert '$vca' https://localhost:$vport/result/$vsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"verified\"] and r[\"verify_error\"] is None, r'"
 check "one copy is used, two remain" listed "$vstore" "[(x['copies'], x['unusedCopies']) for x in c] == [(3, 2)]"
 
+# -- and over BLE (BlueZoo on a private bus): the real holder and reader, another unused copy
+if [ -x .venv-test/bin/bluezoo ] && command -v dbus-daemon >/dev/null; then
+  bus="$tmp/bus"
+  if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
+    DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 60 "$bin/mdoc-holder" present --adapter hci0 --once --qr uri \
+      --consent "policy:$tmp/present.toml" --untrusted-readers allow --store "$vstore" \
+      >"$tmp/ble.holder.out" 2>"$tmp/ble.holder.err" &
+    bpid=$!
+    uri=
+    for _ in $(seq 150); do uri=$(grep -m1 '^mdoc:' "$tmp/ble.holder.out" 2>/dev/null) && [ -n "$uri" ] && break; sleep 0.1; done
+    check "the holder shows an engagement" test -n "$uri"
+    check "the reader verifies the received credential over BLE (issuer, device signature)" bash -c \
+      "DBUS_SYSTEM_BUS_ADDRESS='$address' timeout 60 '$bin/mdoc-reader' request '$uri' --adapter hci1 --trust-anchor Fixtures/pki/iaca.pem --json --element org.iso.18013.5.1:family_name | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"valid\"] and [e[\"identifier\"] for e in r[\"documents\"][0][\"elements\"]] == [\"family_name\"], r'"
+    wait "$bpid"; brc=$?
+    check "present --once exits 0" test "$brc" = 0
+    Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+    check "a second copy is used, one remains" listed "$vstore" "[(x['copies'], x['unusedCopies']) for x in c] == [(3, 1)]"
+  else
+    failed=$((failed + 1)); echo "FAIL: BlueZoo did not start"
+  fi
+else
+  failed=$((failed + 1)); echo "FAIL: BlueZoo (.venv-test/bin/bluezoo) or dbus-daemon missing: run Tests/Support/install-deps.sh test"
+fi
+
 elapsed=$(echo "$(date +%s.%N) - $started" | bc)
 echo "vci-test: $passed passed, $failed failed ($(printf '%.1f' "$elapsed") s)"
 [ "$failed" = 0 ]
