@@ -118,7 +118,8 @@ let package = Package(
         .executableTarget(name: "BLEBenchmarks", dependencies: ["BlueZ", "DBus", "BLETransport", "ISO18013"]),
         // Fuzz targets for every decoder of outside bytes (docs/fuzzing.md).
         .executableTarget(
-            name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013", "BLETransport", "JOSE", "OpenID4VP", "Consent"]),
+            name: "CBORFuzzer",
+            dependencies: ["CBOR", "ISO18013", "BLETransport", "JOSE", "OpenID4VP", "OpenID4VCI", "Consent"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["CBOR"], path: "Tests/TestSupport"),
