@@ -24,6 +24,7 @@ test: test-deps
 	Tests/Support/tty-consent-test.sh .build/debug
 	Tests/Support/cli-test.sh .build/debug
 	Tests/Support/sd-jwt-test.sh .build/debug
+	Tests/Support/vci-test.sh .build/debug
 	Tests/Support/fuzz-replay.sh .build/debug
 	Tests/Support/ble-bluezoo-test.sh .build/debug
 	Tests/Support/secure-area-test.sh .build/debug

@@ -74,14 +74,18 @@ let package = Package(
         .target(
             name: "OpenID4VP",
             dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation", "BoundedFile", "SDJWT"]),
-        // The OpenID4VP flow over HTTPS (AsyncHTTPClient): fetch, verify, consent, respond, record.
+        // Receiving credentials: OpenID4VCI 1.0 offers, metadata, tokens, proofs, responses.
+        .target(name: "OpenID4VCI", dependencies: ["JOSE", "MdocCrypto", "OpenID4VP", "Consent"]),
+        // The OpenID4VP and OpenID4VCI flows over HTTPS (AsyncHTTPClient): fetch, verify, consent,
+        // respond or store, record.
         .target(
             name: "OnlineTransport",
             dependencies: [
-                "OpenID4VP", "Wallet", "Consent", "Presentation", "ISO18013", "MdocCrypto", "JOSE",
+                "OpenID4VP", "OpenID4VCI", "Wallet", "Consent", "Presentation", "ISO18013", "MdocCrypto", "JOSE",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
 
@@ -118,7 +122,8 @@ let package = Package(
         .executableTarget(name: "BLEBenchmarks", dependencies: ["BlueZ", "DBus", "BLETransport", "ISO18013"]),
         // Fuzz targets for every decoder of outside bytes (docs/fuzzing.md).
         .executableTarget(
-            name: "CBORFuzzer", dependencies: ["CBOR", "ISO18013", "BLETransport", "JOSE", "OpenID4VP", "Consent"]),
+            name: "CBORFuzzer",
+            dependencies: ["CBOR", "ISO18013", "BLETransport", "JOSE", "OpenID4VP", "OpenID4VCI", "Consent"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["CBOR"], path: "Tests/TestSupport"),
@@ -144,6 +149,8 @@ let package = Package(
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "MdocIssuer", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
         .testTarget(name: "SDJWTTests", dependencies: ["SDJWT", "JOSE", "MdocCrypto", "TestSupport"]),
+        .testTarget(
+            name: "OpenID4VCITests", dependencies: ["OpenID4VCI", "OpenID4VP", "JOSE", "MdocCrypto", "Consent"]),
         .testTarget(
             name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport", "SecureArea", "SDJWT"]),
         .testTarget(

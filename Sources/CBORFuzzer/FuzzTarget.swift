@@ -4,6 +4,7 @@ import Consent
 import Foundation
 import ISO18013
 import JOSE
+import OpenID4VCI
 import OpenID4VP
 
 /// The decoders that take bytes from outside, one fuzz target each: the input goes through
@@ -33,6 +34,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case authorizationRequest = "authorization-request"
     /// The configuration file reader (TOML, policy and verifiers schemas).
     case toml
+    /// OpenID4VCI: a credential offer (as a URL and as JSON), the issuer's and authorization
+    /// server's metadata, token, nonce, credential and error answers, an authorization redirect.
+    case credentialOffer = "credential-offer"
 
     static let messageLimit = 4096
 
@@ -99,6 +103,21 @@ enum FuzzTarget: String, CaseIterable, Sendable {
             let text = String(decoding: bytes, as: UTF8.self)
             _ = try? ConfigFileParser.parse(text, tableName: "rule")
             _ = try? PreRegisteredVerifierFile.parse(text, baseDirectory: URL(fileURLWithPath: "/nonexistent"))
+        case .credentialOffer:
+            let text = String(decoding: bytes, as: UTF8.self)
+            _ = try? CredentialOfferURL(text)
+            _ = try? CredentialOffer(jsonText: text)
+            _ = try? CredentialIssuerMetadata(body: bytes, issuer: "https://issuer.example")
+            _ = try? AuthorizationServerMetadata(body: bytes, issuer: "https://issuer.example")
+            _ = try? TokenResponse(body: bytes)
+            _ = try? NonceResponse(body: bytes)
+            _ = try? CredentialResponse(body: bytes)
+            _ = try? CodeAuthorization.pushedRequestURI(body: bytes)
+            _ = OAuthErrorResponse(body: bytes)
+            let authorization = CodeAuthorization(
+                clientID: "c", redirectURI: "http://127.0.0.1:1/cb", issuerState: nil, configurationIDs: ["x"],
+                state: "s")
+            _ = try? authorization.code(fromRedirectQuery: text, authorizationServer: "https://issuer.example")
         }
     }
 

@@ -4,6 +4,9 @@ public enum PresentationChannel: String, Sendable, Codable, Hashable, CaseIterab
     case ble
     /// OpenID4VP online presentation.
     case online
+    /// OpenID4VCI issuance: an issuer offers credentials; the "requester" is the issuer and the
+    /// "elements" are the claims the credential will hold.
+    case issuance
 }
 
 /// How well the requester proved who it is.
@@ -97,12 +100,17 @@ public struct RequestedElement: Sendable, Codable, Hashable {
     /// The request cannot be satisfied without it (OpenID4VP claim sets); BLE requests mark
     /// nothing required.
     public var required: Bool
+    /// A name for the user, when the other side gave one (an issuer's claim display name).
+    public var displayName: String?
 
-    public init(_ id: ElementID, intentToRetain: Bool, available: Bool, required: Bool = false) {
+    public init(
+        _ id: ElementID, intentToRetain: Bool, available: Bool, required: Bool = false, displayName: String? = nil
+    ) {
         self.id = id
         self.intentToRetain = intentToRetain
         self.available = available
         self.required = required
+        self.displayName = displayName
     }
 }
 
@@ -115,12 +123,18 @@ public struct DocumentRequest: Sendable, Codable, Hashable {
     /// The requester's authentication for this document (ISO 18013-5 authenticates each
     /// DocRequest on its own).
     public var requester: Requester
+    /// A name for the user (an issuer's display name of the credential configuration).
+    public var displayName: String?
 
-    public init(docType: String, credentialID: String?, elements: [RequestedElement], requester: Requester) {
+    public init(
+        docType: String, credentialID: String?, elements: [RequestedElement], requester: Requester,
+        displayName: String? = nil
+    ) {
         self.docType = docType
         self.credentialID = credentialID
         self.elements = elements
         self.requester = requester
+        self.displayName = displayName
     }
 }
 

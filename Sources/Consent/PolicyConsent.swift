@@ -26,6 +26,19 @@ public struct PolicyRule: Sendable {
         case any
         /// A reader whose valid signature and certificate chain lead to this anchor.
         case anchor(Certificate, path: String)
+        /// Issuance only (`issuer = "https://..."`): an offer from this Credential Issuer.
+        case issuer(String)
+        /// Issuance only (`issuer = "any"`): an offer from any issuer (its TLS certificate
+        /// verified, as always).
+        case anyIssuer
+
+        /// Whether the rule is about issuers (offers) rather than readers (requests).
+        public var isIssuerRule: Bool {
+            switch self {
+            case .issuer, .anyIssuer: return true
+            case .trusted, .any, .anchor: return false
+            }
+        }
     }
 
     public enum Allow: Sendable, Equatable {
@@ -85,6 +98,7 @@ public struct PolicyConsent: ConsentPrompt {
         for (key, value, line) in table.entries {
             switch (key, value) {
             case ("reader", .string(let r)):
+                guard reader == nil else { throw .invalidRule(line: line, "a rule has reader or issuer, not both") }
                 if r == "trusted" {
                     reader = .trusted
                 } else if r == "any" {
@@ -108,6 +122,18 @@ public struct PolicyConsent: ConsentPrompt {
                     throw .invalidRule(
                         line: line, "reader must be \"trusted\", \"any\" or \"anchor:<path>\", not \"\(r)\"")
                 }
+            case ("issuer", .string(let i)):
+                guard reader == nil else { throw .invalidRule(line: line, "a rule has reader or issuer, not both") }
+                if i == "any" {
+                    reader = .anyIssuer
+                } else if i.hasPrefix("https://"), i.count > "https://".count {
+                    reader = .issuer(i)
+                } else {
+                    throw .invalidRule(
+                        line: line, "issuer must be \"any\" or an https Credential Issuer URL, not \"\(i)\"")
+                }
+            case ("issuer", _):
+                throw .invalidRule(line: line, "issuer must be a string")
             case ("doctype", .string(let d)):
                 guard !d.isEmpty else { throw .invalidRule(line: line, "doctype is empty") }
                 docType = d
@@ -140,11 +166,13 @@ public struct PolicyConsent: ConsentPrompt {
             case ("allow", _):
                 throw .invalidRule(line: line, "allow must be an array of strings")
             default:
-                throw .invalidRule(line: line, "unknown key \(key) (a rule has reader, doctype and allow)")
+                throw .invalidRule(line: line, "unknown key \(key) (a rule has reader or issuer, doctype and allow)")
             }
         }
-        guard let reader else { throw .invalidRule(line: table.line, "missing reader") }
+        guard let reader else { throw .invalidRule(line: table.line, "missing reader (or issuer)") }
         guard let docType else { throw .invalidRule(line: table.line, "missing doctype") }
+        // An issuer rule accepts a credential whole; allow is for reader rules.
+        if reader.isIssuerRule, allow == nil { allow = .all }
         guard let allow else { throw .invalidRule(line: table.line, "missing allow") }
         return PolicyRule(reader: reader, docType: docType, allow: allow, line: table.line)
     }
@@ -157,7 +185,12 @@ public struct PolicyConsent: ConsentPrompt {
     public func decideNow(_ request: ConsentRequest) -> ConsentDecision {
         var approved: [String: Set<ElementID>] = [:]
         for doc in request.documents where doc.credentialID != nil {
-            guard let rule = rules.first(where: { matches($0, doc) }) else { continue }
+            guard let rule = rules.first(where: { matches($0, doc, channel: request.channel) }) else { continue }
+            if request.channel == .issuance {
+                // An offer is accepted whole: every claim of the credential comes with it.
+                approved[doc.docType] = Set(doc.elements.map(\.id))
+                continue
+            }
             let offered = doc.elements.filter(\.available).map(\.id)
             let granted: Set<ElementID>
             switch rule.allow {
@@ -170,11 +203,19 @@ public struct PolicyConsent: ConsentPrompt {
     }
 
     /// The first rule that matches a document, for logs and tests.
-    public func matchingRule(_ doc: DocumentRequest) -> PolicyRule? { rules.first { matches($0, doc) } }
+    public func matchingRule(_ doc: DocumentRequest, channel: PresentationChannel = .ble) -> PolicyRule? {
+        rules.first { matches($0, doc, channel: channel) }
+    }
 
-    private func matches(_ rule: PolicyRule, _ doc: DocumentRequest) -> Bool {
+    private func matches(_ rule: PolicyRule, _ doc: DocumentRequest, channel: PresentationChannel) -> Bool {
         guard rule.docType == "*" || rule.docType == doc.docType else { return false }
+        // Reader rules answer presentations, issuer rules offers; never the other way round.
+        guard rule.reader.isIssuerRule == (channel == .issuance) else { return false }
         switch rule.reader {
+        case .anyIssuer:
+            return true
+        case .issuer(let identifier):
+            return doc.requester.identifier.map { Self.sameIssuer($0, identifier) } ?? false
         case .any:
             return true
         case .trusted:
@@ -194,5 +235,15 @@ public struct PolicyConsent: ConsentPrompt {
             else { return false }
             return CertificateChainValidator.validate(chain: chain, anchors: [anchor], at: now()).isValid
         }
+    }
+
+    /// Issuer identifiers compare as strings, a trailing slash aside.
+    private static func sameIssuer(_ a: String, _ b: String) -> Bool {
+        func trimmed(_ s: String) -> Substring {
+            var t = Substring(s)
+            while t.hasSuffix("/") { t.removeLast() }
+            return t
+        }
+        return trimmed(a) == trimmed(b)
     }
 }

@@ -61,6 +61,7 @@ public struct TerminalConsentPrompt: ConsentPrompt {
 
     /// The dialogue, synchronously.
     public func dialogue(_ request: ConsentRequest) -> ConsentDecision {
+        if request.channel == .issuance { return issuanceDialogue(request) }
         let channel = request.channel == .ble ? "Bluetooth LE" : "online"
         io.write("\n=== Request for your documents (\(channel)) ===\n")
         if let warning = request.warning { io.write("WARNING: \(warning)\n") }
@@ -107,6 +108,42 @@ public struct TerminalConsentPrompt: ConsentPrompt {
                 if let decision = choose(from: offered) { return decision }
             default:
                 io.write("Please answer a, c or d.\n")
+            }
+        }
+        io.write("No valid answer: declined.\n")
+        return .decline
+    }
+
+    /// An issuer offers credentials: who (its name and TLS host), what (the credential and the
+    /// claims it will hold); accept or decline, nothing to choose.
+    private func issuanceDialogue(_ request: ConsentRequest) -> ConsentDecision {
+        io.write("\n=== Offer of credentials ===\n")
+        if let warning = request.warning { io.write("WARNING: \(warning)\n") }
+        let issuer = request.requester
+        io.write("From: \(issuer.displayName)")
+        if let id = issuer.identifier, id != issuer.displayName { io.write(" (\(id))") }
+        io.write(" - \(issuer.authentication.summary)\n")
+        for doc in request.documents {
+            io.write("Credential: \(doc.displayName.map { "\($0) (\(doc.docType))" } ?? doc.docType)\n")
+            for element in doc.elements {
+                io.write("  \(element.displayName.map { "\($0) - " } ?? "")\(element.id)\n")
+            }
+        }
+        for _ in 0..<3 {
+            io.write("Accept? [y]es, [n]o: ")
+            guard let answer = io.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() else {
+                io.write("\nNo answer: declined.\n")
+                return .decline
+            }
+            switch answer {
+            case "y", "yes", "a", "accept":
+                io.write("Accepted.\n")
+                return .approveAll(request)
+            case "n", "no", "d", "decline":
+                io.write("Declined.\n")
+                return .decline
+            default:
+                io.write("Please answer y or n.\n")
             }
         }
         io.write("No valid answer: declined.\n")

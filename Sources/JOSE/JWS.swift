@@ -176,6 +176,23 @@ public struct JWS: Sendable {
         return input + "." + JOSEBase64URL.encode(signature)
     }
 
+    /// Signs `payload` into a compact JWS with a key held elsewhere (a secure area): `signer`
+    /// gets the signing input and returns the raw signature (r‖s for ECDSA).
+    ///
+    /// - Parameters:
+    ///   - header: further protected header members; `alg` is set here.
+    public static func sign<Failure: Error>(
+        payload: [UInt8], header: [String: JSONValue] = [:], algorithm: JWSAlgorithm,
+        signer: ([UInt8]) throws(Failure) -> [UInt8]
+    ) throws(Failure) -> String {
+        var members = header
+        members["alg"] = .string(algorithm.rawValue)
+        let input =
+            JOSEBase64URL.encode(JSONValue.object(members).serialized) + "." + JOSEBase64URL.encode(payload)
+        let signature = try signer(Array(input.utf8))
+        return input + "." + JOSEBase64URL.encode(signature)
+    }
+
     /// An unsecured JWS (`alg` none, empty signature), for requests that must not be signed
     /// (OpenID4VP `redirect_uri:` verifiers) and tests.
     public static func unsecured(payload: [UInt8], header: [String: JSONValue] = [:]) -> String {

@@ -14,12 +14,15 @@ public struct HTTPResponse: Sendable {
     /// `Content-Type` without parameters, lowercased.
     public let contentType: String?
     public let body: [UInt8]
+    /// The response headers, names lowercased (the last of a repeated header).
+    public let headers: [String: String]
 
-    public init(host: String, status: Int, contentType: String?, body: [UInt8]) {
+    public init(host: String, status: Int, contentType: String?, body: [UInt8], headers: [String: String] = [:]) {
         self.host = host
         self.status = status
         self.contentType = contentType
         self.body = body
+        self.headers = headers
     }
 
     /// 2xx.
@@ -162,6 +165,15 @@ public final class HTTPFetcher: Sendable {
         return try await exchange(url, method: .POST, headers: headers, body: Array(form.utf8))
     }
 
+    /// Sends `body` (if any) with `method` and `headers` to `url`; the answer keeps its headers
+    /// (OpenID4VCI reads `DPoP-Nonce` and `WWW-Authenticate`). Header values are never
+    /// logged or put in errors.
+    public func send(_ url: String, method: String, headers: [(String, String)], body: [UInt8]?)
+        async throws(HTTPFetchError) -> HTTPResponse
+    {
+        try await exchange(url, method: HTTPMethod(rawValue: method), headers: headers, body: body)
+    }
+
     /// Checks that `url` is an https URL with a host; returns the host.
     public static func checkedHost(_ url: String) throws(HTTPFetchError) -> String {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
@@ -192,8 +204,11 @@ public final class HTTPFetcher: Sendable {
                 String($0.split(separator: ";", maxSplits: 1)[0]).trimmingCharacters(in: .whitespaces).lowercased()
             }
             let buffer = try await response.body.collect(upTo: limits.maximumResponseBytes)
+            var headers: [String: String] = [:]
+            for (name, value) in response.headers { headers[name.lowercased()] = value }
             return HTTPResponse(
-                host: host, status: status, contentType: contentType, body: Array(buffer.readableBytesView))
+                host: host, status: status, contentType: contentType, body: Array(buffer.readableBytesView),
+                headers: headers)
         } catch {
             throw Self.classify(error, host: host, limits: limits)
         }

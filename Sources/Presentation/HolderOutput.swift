@@ -58,12 +58,18 @@ public struct PresentationRecord: Sendable, Equatable {
     public var docType: String
     public var elementsSent: [ElementID]
     public var outcome: Outcome
+    /// The stored credential that answered (for `.sent`): the store marks which of its copies
+    /// was shown.
+    public var credentialID: String?
 
-    public init(requester: Requester, docType: String, elementsSent: [ElementID], outcome: Outcome) {
+    public init(
+        requester: Requester, docType: String, elementsSent: [ElementID], outcome: Outcome, credentialID: String? = nil
+    ) {
         self.requester = requester
         self.docType = docType
         self.elementsSent = elementsSent
         self.outcome = outcome
+        self.credentialID = credentialID
     }
 }
 

@@ -69,7 +69,8 @@ struct ResponseBuilder {
                     deviceSigned: deviceSigned, errors: errors))
             records.append(
                 PresentationRecord(
-                    requester: doc.requester, docType: docType, elementsSent: approved.sorted(), outcome: .sent))
+                    requester: doc.requester, docType: docType, elementsSent: approved.sorted(), outcome: .sent,
+                    credentialID: credential.id))
         }
         return (DeviceResponse(documents: documents, documentErrors: documentErrors), records)
     }

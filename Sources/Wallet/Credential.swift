@@ -26,11 +26,21 @@ public struct CredentialSummary: Sendable, Hashable, Codable {
     /// Set when the stored row cannot be read back in full: what is wrong and what to do.
     /// Such a credential is never presented.
     public var problem: String?
+    /// The Credential Issuer Identifier, for a credential received over OpenID4VCI.
+    public var receivedFrom: String?
+    /// How many copies (one key each) were received; nil for a single imported credential.
+    public var copies: Int?
+    /// How many of them were never presented yet.
+    public var unusedCopies: Int?
 
     public init(
         id: String, format: String = "mso_mdoc", docType: String, issuerSubject: String?, validFrom: Date,
-        validUntil: Date, importedAt: Date, elements: [String], problem: String? = nil
+        validUntil: Date, importedAt: Date, elements: [String], problem: String? = nil, receivedFrom: String? = nil,
+        copies: Int? = nil, unusedCopies: Int? = nil
     ) {
+        self.receivedFrom = receivedFrom
+        self.copies = copies
+        self.unusedCopies = unusedCopies
         self.problem = problem
         self.id = id
         self.format = format

@@ -41,10 +41,11 @@ extension CredentialStore {
                 }.compactMap { $0 }
                 let uses = try db.query(
                     """
-                    SELECT key_id, id FROM (
-                        SELECT key_id, id, imported_at, rowid AS n FROM credentials
-                        UNION ALL SELECT key_id, id, imported_at, rowid AS n FROM sd_jwt_credentials)
-                    ORDER BY imported_at, n
+                    SELECT key_id, id FROM (SELECT key_id, id, imported_at, rowid AS r FROM credentials
+                        UNION SELECT cc.key_id, cc.credential_id, c.imported_at, c.rowid FROM credential_copies cc
+                        JOIN credentials c ON c.id = cc.credential_id
+                        UNION ALL SELECT key_id, id, imported_at, rowid AS r FROM sd_jwt_credentials)
+                    ORDER BY imported_at, r
                     """
                 ) {
                     (key: $0.text(0) ?? "", credential: $0.text(1) ?? "")
@@ -94,6 +95,11 @@ extension CredentialStore {
         }
         try withDatabase { (db) throws(WalletError) in
             try transaction(db) {
+                _ = try db.run(
+                    """
+                    DELETE FROM credential_copies WHERE credential_id IN
+                        (SELECT id FROM credentials WHERE key_id = ? UNION SELECT credential_id FROM credential_copies WHERE key_id = ?)
+                    """, [.text(id), .text(id)])
                 _ = try db.run("DELETE FROM credentials WHERE key_id = ?", [.text(id)])
                 _ = try db.run("DELETE FROM sd_jwt_credentials WHERE key_id = ?", [.text(id)])
                 _ = try db.run("DELETE FROM keys WHERE id = ?", [.text(id)])

@@ -157,17 +157,18 @@ extension CredentialStore {
             let rows = try sql { () throws(SQLiteError) in
                 try db.query(
                     """
-                    SELECT id, doc_type, issuer_subject, valid_from, valid_until, imported_at, elements
+                    SELECT id, doc_type, issuer_subject, valid_from, valid_until, imported_at, elements, issuer
                     FROM credentials ORDER BY imported_at, rowid
                     """
                 ) { row in
                     (
                         id: row.text(0) ?? "", docType: row.text(1) ?? "", issuer: row.text(2),
                         validFrom: row.double(3), validUntil: row.double(4), importedAt: row.double(5),
-                        elements: row.text(6) ?? "[]"
+                        elements: row.text(6) ?? "[]", receivedFrom: row.text(7)
                     )
                 }
             }
+            let copies = try sql { () throws(SQLiteError) in try copyCounts(db) }
             let corrupt = try unreadableCredentials(db)
             return rows.map { r in
                 var elements: [String] = []
@@ -185,7 +186,8 @@ extension CredentialStore {
                     validFrom: Date(timeIntervalSince1970: r.validFrom),
                     validUntil: Date(timeIntervalSince1970: r.validUntil),
                     importedAt: Date(timeIntervalSince1970: r.importedAt),
-                    elements: elements, problem: problem)
+                    elements: elements, problem: problem, receivedFrom: r.receivedFrom, copies: copies[r.id]?.total,
+                    unusedCopies: copies[r.id]?.unused)
             } + (try sdJWTSummaries(db))
         }
     }
@@ -236,13 +238,17 @@ extension CredentialStore {
     ) {
         let rows = try withDatabase { (db) throws(WalletError) in
             try sql { () throws(SQLiteError) in
+                let rows: [Row]
                 if let docType {
-                    return try db.query(
+                    rows = try db.query(
                         "SELECT \(Row.columns) FROM \(Row.from) WHERE c.doc_type = ? ORDER BY c.imported_at DESC, c.rowid DESC",
                         [.text(docType)], Row.init)
+                } else {
+                    rows = try db.query(
+                        "SELECT \(Row.columns) FROM \(Row.from) ORDER BY c.imported_at DESC, c.rowid DESC", [], Row.init
+                    )
                 }
-                return try db.query(
-                    "SELECT \(Row.columns) FROM \(Row.from) ORDER BY c.imported_at DESC, c.rowid DESC", [], Row.init)
+                return try rows.map { (row) throws(SQLiteError) in try withPreferredCopy(row, db) }
             }
         }
         return sorted(rows)
@@ -284,8 +290,9 @@ extension CredentialStore {
     /// Deletes the credential with `id` (its history stays).
     public func delete(id: String) throws(WalletError) {
         let changed = try withDatabase { (db) throws(WalletError) in
-            try sql { () throws(SQLiteError) in
-                try db.run("DELETE FROM credentials WHERE id = ?", [.text(id)])
+            try transaction(db) {
+                _ = try db.run("DELETE FROM credential_copies WHERE credential_id = ?", [.text(id)])
+                return try db.run("DELETE FROM credentials WHERE id = ?", [.text(id)])
                     + db.run("DELETE FROM sd_jwt_credentials WHERE id = ?", [.text(id)])
             }
         }
@@ -295,10 +302,22 @@ extension CredentialStore {
     private func loadRow(id: String) throws(WalletError) -> Row {
         let rows = try withDatabase { (db) throws(WalletError) in
             try sql { () throws(SQLiteError) in
-                try db.query("SELECT \(Row.columns) FROM \(Row.from) WHERE c.id = ?", [.text(id)], Row.init)
+                try db.query("SELECT \(Row.columns) FROM \(Row.from) WHERE c.id = ?", [.text(id)], Row.init).map {
+                    (row) throws(SQLiteError) in try withPreferredCopy(row, db)
+                }
             }
         }
         guard let row = rows.first else { throw .unknownCredential(id: id) }
+        return row
+    }
+
+    /// `row` with the issuer data and key of the copy a presentation uses, for a credential
+    /// received in several copies.
+    private func withPreferredCopy(_ row: Row, _ db: SQLiteDatabase) throws(SQLiteError) -> Row {
+        guard let copy = try preferredCopy(db, credentialID: row.id) else { return row }
+        var row = row
+        row.issuerSignedBytes = copy.issuerSigned
+        row.key = copy.key
         return row
     }
 
@@ -367,13 +386,14 @@ extension CredentialStore {
                 try db.run(
                     """
                     INSERT INTO history (time, channel, requester_name, requester_identifier, authentication,
-                        doc_type, elements_sent, decision, decision_reason)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        doc_type, elements_sent, decision, decision_reason, copies)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .real(entry.time.timeIntervalSince1970), .text(entry.channel.rawValue),
                         .text(entry.requesterName), .text(entry.requesterIdentifier), .text(entry.authentication),
                         .text(entry.docType), .text(elements), .text(entry.decision.name), .text(entry.decision.reason),
+                        entry.copies.map { .integer(Int64($0)) } ?? .null,
                     ])
             }
         }
@@ -393,14 +413,15 @@ extension CredentialStore {
                 try db.query(
                     """
                     SELECT id, time, channel, requester_name, requester_identifier, authentication, doc_type,
-                        elements_sent, decision, decision_reason
+                        elements_sent, decision, decision_reason, copies
                     FROM history ORDER BY time, id
                     """
                 ) { s in
                     (
                         id: s.int64(0), time: s.double(1), channel: s.text(2) ?? "", name: s.text(3) ?? "",
                         identifier: s.text(4), authentication: s.text(5) ?? "", docType: s.text(6) ?? "",
-                        elements: s.text(7) ?? "[]", decision: s.text(8) ?? "", reason: s.text(9)
+                        elements: s.text(7) ?? "[]", decision: s.text(8) ?? "", reason: s.text(9),
+                        copies: s.isNull(10) ? nil : Int(s.int64(10))
                     )
                 }
             }
@@ -424,7 +445,7 @@ extension CredentialStore {
                 HistoryEntry(
                     time: Date(timeIntervalSince1970: r.time), channel: channel, requesterName: r.name,
                     requesterIdentifier: r.identifier, authentication: r.authentication, docType: r.docType,
-                    elementsSent: elements, decision: decision))
+                    elementsSent: elements, decision: decision, copies: r.copies))
         }
         return (readable, unreadable)
     }

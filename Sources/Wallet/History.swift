@@ -9,6 +9,8 @@ public enum HistoryDecision: Sendable, Hashable {
     case declined
     /// The presentation failed; `reason` says why in words, never with element values.
     case failed(reason: String)
+    /// Issuance: the credential was received and stored.
+    case received
 
     /// "sent", "declined" or "failed", as stored and printed.
     public var name: String {
@@ -16,6 +18,7 @@ public enum HistoryDecision: Sendable, Hashable {
         case .sent: return "sent"
         case .declined: return "declined"
         case .failed: return "failed"
+        case .received: return "received"
         }
     }
 
@@ -30,6 +33,7 @@ public enum HistoryDecision: Sendable, Hashable {
         case "sent": self = .sent
         case "declined": self = .declined
         case "failed": self = .failed(reason: reason ?? "")
+        case "received": self = .received
         default: return nil
         }
     }
@@ -49,11 +53,15 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
     /// "namespace:element" of each element sent (empty when declined or failed).
     public var elementsSent: [String]
     public var decision: HistoryDecision
+    /// Issuance: how many copies were stored (nil for presentations).
+    public var copies: Int?
 
     public init(
         time: Date = Date(), channel: PresentationChannel, requesterName: String, requesterIdentifier: String?,
-        authentication: String, docType: String, elementsSent: [String], decision: HistoryDecision
+        authentication: String, docType: String, elementsSent: [String], decision: HistoryDecision,
+        copies: Int? = nil
     ) {
+        self.copies = copies
         self.time = time
         self.channel = channel
         self.requesterName = requesterName
@@ -77,7 +85,7 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case time, channel, requesterName, requesterIdentifier, authentication, docType, elementsSent, decision,
-            failureReason
+            failureReason, copies
     }
 
     /// `decision` is "sent", "declined" or "failed", with `failureReason` for "failed".
@@ -92,6 +100,7 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
         try c.encode(elementsSent, forKey: .elementsSent)
         try c.encode(decision.name, forKey: .decision)
         try c.encodeIfPresent(decision.reason, forKey: .failureReason)
+        try c.encodeIfPresent(copies, forKey: .copies)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -112,5 +121,6 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
                 forKey: .decision, in: c, debugDescription: "decision must be sent, declined or failed")
         }
         self.decision = decision
+        copies = try c.decodeIfPresent(Int.self, forKey: .copies)
     }
 }

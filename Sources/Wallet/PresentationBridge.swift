@@ -28,7 +28,10 @@ extension CredentialStore {
         for r in records {
             let decision: HistoryDecision
             switch r.outcome {
-            case .sent: decision = .sent
+            case .sent:
+                decision = .sent
+                // One-time use: the next presentation takes another copy while one is left.
+                if let id = r.credentialID { try markPresented(credentialID: id, at: time) }
             case .declined: decision = .declined
             case .notReturned(let reason): decision = .failed(reason: reason)
             }

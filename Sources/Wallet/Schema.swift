@@ -54,7 +54,59 @@ enum Schema {
         ALTER TABLE credentials ADD COLUMN key_id TEXT REFERENCES keys (id);
         CREATE INDEX credentials_by_key ON credentials (key_id);
         """,
-        // 4: SD-JWT VCs (dc+sd-jwt), beside the mdocs of `credentials`; IDs are unique across both.
+        // 4: credentials received over OpenID4VCI: the issuer, the notification id, batch copies
+        // (one key each; the credentials row keeps copy 0), deferred issuances still pending;
+        // the history records issuance ('received', with the number of copies).
+        """
+        ALTER TABLE credentials ADD COLUMN issuer TEXT;                 -- Credential Issuer Identifier
+        ALTER TABLE credentials ADD COLUMN notification_id TEXT;
+        ALTER TABLE credentials ADD COLUMN notification_endpoint TEXT;
+        ALTER TABLE credentials ADD COLUMN notification_token TEXT;    -- Bearer token for credential_deleted
+        CREATE TABLE credential_copies (
+            credential_id TEXT NOT NULL REFERENCES credentials (id),
+            copy INTEGER NOT NULL,              -- 0 is the credentials row's own
+            issuer_signed BLOB NOT NULL,
+            key_id TEXT NOT NULL REFERENCES keys (id),
+            presented_at REAL,                  -- first presentation; NULL while unused
+            PRIMARY KEY (credential_id, copy)
+        ) STRICT;
+        CREATE TABLE pending_issuances (
+            id TEXT PRIMARY KEY NOT NULL,       -- 16 random hex digits
+            issuer TEXT NOT NULL,               -- Credential Issuer Identifier
+            issuer_name TEXT NOT NULL,
+            doc_type TEXT NOT NULL,
+            transaction_id TEXT NOT NULL,
+            endpoint TEXT NOT NULL,             -- deferred_credential_endpoint
+            notification_endpoint TEXT,
+            access_token TEXT NOT NULL,         -- a secret, deleted with the row
+            token_type TEXT NOT NULL,           -- "Bearer" or "DPoP"
+            dpop_key_id TEXT REFERENCES keys (id),
+            key_ids TEXT NOT NULL,              -- JSON array of the keys proved, in order
+            interval REAL NOT NULL,
+            created_at REAL NOT NULL
+        ) STRICT;
+        CREATE TABLE history_v4 (
+            id INTEGER PRIMARY KEY,
+            time REAL NOT NULL,
+            channel TEXT NOT NULL,              -- "ble", "online" or "issuance"
+            requester_name TEXT NOT NULL,       -- issuance: the issuer's display name
+            requester_identifier TEXT,          -- issuance: the Credential Issuer Identifier
+            authentication TEXT NOT NULL,
+            doc_type TEXT NOT NULL,
+            elements_sent TEXT NOT NULL,        -- issuance: the elements received, no values
+            decision TEXT NOT NULL CHECK (decision IN ('sent', 'declined', 'failed', 'received')),
+            decision_reason TEXT,
+            copies INTEGER                      -- issuance: how many copies were stored
+        ) STRICT;
+        INSERT INTO history_v4 (id, time, channel, requester_name, requester_identifier, authentication, doc_type,
+            elements_sent, decision, decision_reason)
+            SELECT id, time, channel, requester_name, requester_identifier, authentication, doc_type, elements_sent,
+                decision, decision_reason FROM history;
+        DROP TABLE history;
+        ALTER TABLE history_v4 RENAME TO history;
+        CREATE INDEX history_by_time ON history (time);
+        """,
+        // 5: SD-JWT VCs (dc+sd-jwt), beside the mdocs of `credentials`; IDs are unique across both.
         """
         CREATE TABLE sd_jwt_credentials (
             id TEXT PRIMARY KEY NOT NULL,       -- 16 random hex digits

@@ -3,6 +3,7 @@ import BoundedFile
 import CBOR
 import Foundation
 import MdocCrypto
+import OnlineTransport
 import Wallet
 
 /// `mdoc-holder credentials import|list|show|delete`: the credential store from the command
@@ -10,8 +11,8 @@ import Wallet
 struct CredentialsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "credentials",
-        abstract: "Import, list, show and delete the stored mdoc credentials.",
-        subcommands: [Import.self, List.self, Show.self, Delete.self])
+        abstract: "Import, receive, list, show and delete the stored mdoc credentials.",
+        subcommands: [Import.self, ReceiveCommand.self, List.self, Show.self, Delete.self])
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -123,27 +124,35 @@ struct CredentialsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the stored credentials (element identifiers, never values).")
+            abstract: "List the stored credentials (element identifiers, never values) and pending issuances.")
 
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            let credentials = try store.openExisting()?.list() ?? []
+            let wallet = try store.openExisting()
+            let credentials = try wallet?.list() ?? []
             if json { return try WalletCLI.printJSON(credentials) }
+            let pending = try wallet?.pendingIssuances() ?? []
+            for p in pending {
+                Output.line(
+                    "pending \(p.id)  \(p.docType)  from \(p.issuerName) since \(RFC3339.string(from: p.createdAt))  "
+                        + "(resume: mdoc-holder credentials receive --pending)")
+            }
             guard !credentials.isEmpty else {
                 WalletCLI.warn(
                     "No credentials stored. Import one with: mdoc-holder credentials import FILE --device-key KEY.pem")
                 return
             }
             let now = Date()
-            var rows = [["ID", "DOC TYPE", "STATUS", "VALID UNTIL", "ELEMENTS", "ISSUER"]]
+            var rows = [["ID", "DOC TYPE", "STATUS", "VALID UNTIL", "ELEMENTS", "UNUSED COPIES", "ISSUER"]]
             for c in credentials {
                 rows.append([
                     c.id, c.format == "mso_mdoc" ? c.docType : "\(c.docType) (\(c.format))",
                     c.problem == nil ? status(c.validFrom, c.validUntil, now) : "UNREADABLE",
                     untilText(c.validUntil),
-                    String(c.elements.count), c.issuerSubject ?? "-",
+                    String(c.elements.count), c.copies.map { "\(c.unusedCopies ?? 0)/\($0)" } ?? "-",
+                    c.issuerSubject ?? "-",
                 ])
             }
             for line in WalletCLI.table(rows) { Output.line(line) }
@@ -193,18 +202,40 @@ struct CredentialsCommand: ParsableCommand {
         }
     }
 
-    struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a stored credential (its history stays).")
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a stored credential (its history stays).",
+            discussion: """
+                A credential received with OpenID4VCI whose issuer asked for notifications (with a Bearer \
+                token) is reported to the issuer as credential_deleted; a notification that cannot be \
+                delivered is a warning, the credential is deleted anyway.
+                """)
 
         @Argument(help: ArgumentHelp("The credential ID (see `credentials list`).", valueName: "id"))
         var id: String
 
+        @Option(
+            name: .customLong("tls-ca"),
+            help: ArgumentHelp(
+                "CA certificate (PEM or DER) trusted for HTTPS besides the system trust store, for the issuer's notification endpoint. Repeatable.",
+                valueName: "pem"))
+        var tlsCAs: [String] = []
+
         @OptionGroup var store: StoreOptions
 
-        func run() throws {
+        func run() async throws {
             guard let wallet = try store.openExisting() else { throw WalletError.unknownCredential(id: id) }
+            let tls = try tlsCAs.flatMap { try WalletCLI.readCertificates($0) }
+            let pending = try wallet.pendingNotification(forDeleting: id)
             try wallet.delete(id: id)
             WalletCLI.warn("deleted credential \(id)")
+            guard let pending else { return }
+            do {
+                try await CredentialIssuance.notifyDeleted(pending, tlsCAs: tls)
+                WalletCLI.warn("The issuer was notified: credential_deleted")
+            } catch {
+                WalletCLI.warn("warning: the issuer could not be notified (credential_deleted): \(error)")
+            }
         }
     }
 }

@@ -9,7 +9,8 @@ import Wallet
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "Show the presentation history (who asked, when, which elements; never values).")
+        abstract:
+            "Show the presentation and issuance history (who asked or issued, when, which elements; never values).")
 
     @Flag(help: "Print JSON.") var json = false
     @OptionGroup var store: StoreOptions
@@ -19,17 +20,21 @@ struct HistoryCommand: ParsableCommand {
         for row in unreadable { WalletCLI.warn("warning: \(row)") }
         if json { return try WalletCLI.printJSON(entries) }
         guard !entries.isEmpty else {
-            WalletCLI.warn("No presentations yet.")
+            WalletCLI.warn("No presentations or issuances yet.")
             return
         }
         for e in entries {
             var requester = e.requesterName
             if let identifier = e.requesterIdentifier, identifier != e.requesterName { requester += " (\(identifier))" }
-            let decision = e.decision.reason.map { "failed: \($0)" } ?? e.decision.name
+            var decision = e.decision.reason.map { "failed: \($0)" } ?? e.decision.name
+            if let copies = e.copies, copies > 1 { decision += " (\(copies) copies)" }
             Output.line(
                 "\(RFC3339.string(from: e.time))  \(e.channel.rawValue)  \(decision)  \(e.docType)  \(requester) [\(e.authentication)]"
             )
-            if !e.elementsSent.isEmpty { Output.line("    sent: " + e.elementsSent.joined(separator: ", ")) }
+            if !e.elementsSent.isEmpty {
+                Output.line(
+                    (e.channel == .issuance ? "    received: " : "    sent: ") + e.elementsSent.joined(separator: ", "))
+            }
         }
     }
 }

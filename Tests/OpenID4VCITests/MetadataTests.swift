@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+@testable import OpenID4VCI
+
+@Suite struct MetadataTests {
+    static let issuer =
+        #"""
+        {"credential_issuer":"https://issuer.example","credential_endpoint":"https://issuer.example/credential",
+         "nonce_endpoint":"https://issuer.example/nonce","notification_endpoint":"https://issuer.example/notify",
+         "batch_credential_issuance":{"batch_size":5},
+         "display":[{"name":"Exemple","locale":"fr"},{"name":"Example DMV","locale":"en-US"}],
+         "credential_configurations_supported":{
+           "mdl":{"format":"mso_mdoc","doctype":"org.iso.18013.5.1.mDL","cryptographic_binding_methods_supported":["cose_key"],
+                  "proof_types_supported":{"jwt":{"proof_signing_alg_values_supported":["ES256"]}},
+                  "credential_metadata":{"display":[{"name":"Driving licence"}],
+                    "claims":[{"path":["org.iso.18013.5.1","family_name"],"display":[{"name":"Family name","locale":"en"}]},
+                              {"path":["org.iso.18013.5.1","age_over_18"],"mandatory":true}]}},
+           "sdjwt":{"format":"dc+sd-jwt","vct":"urn:x"}}}
+        """#
+
+    @Test func readsTheIssuerMetadata() throws {
+        let metadata = try CredentialIssuerMetadata(body: Array(Self.issuer.utf8), issuer: "https://issuer.example/")
+        #expect(metadata.credentialEndpoint == "https://issuer.example/credential")
+        #expect(metadata.nonceEndpoint == "https://issuer.example/nonce")
+        #expect(metadata.notificationEndpoint == "https://issuer.example/notify")
+        #expect(metadata.batchSize == 5)
+        #expect(metadata.displayName == "Example DMV")
+        #expect(metadata.authorizationServers == [])
+        let mdl = try #require(metadata.configurations["mdl"])
+        #expect(mdl.isMdoc)
+        #expect(mdl.docType == "org.iso.18013.5.1.mDL")
+        #expect(mdl.jwtProofAlgorithms == ["ES256"])
+        #expect(mdl.displayName == "Driving licence")
+        #expect(
+            mdl.claims.map(\.path) == [["org.iso.18013.5.1", "family_name"], ["org.iso.18013.5.1", "age_over_18"]])
+        #expect(mdl.claims.map(\.displayName) == ["Family name", nil])
+        #expect(mdl.claims.map(\.mandatory) == [false, true])
+        #expect(metadata.configurations["sdjwt"]?.isMdoc == false)
+    }
+
+    @Test func refusesMetadataOfAnotherIssuer() {
+        #expect(throws: IssuanceError.invalidMetadata("credential_issuer is not the issuer of the offer")) {
+            try CredentialIssuerMetadata(body: Array(Self.issuer.utf8), issuer: "https://evil.example")
+        }
+    }
+
+    @Test func refusesAPlainHTTPEndpoint() {
+        let body = Self.issuer.replacingOccurrences(
+            of: "https://issuer.example/credential", with: "http://issuer.example/credential")
+        #expect(throws: IssuanceError.invalidMetadata("credential_endpoint must be an https URL")) {
+            try CredentialIssuerMetadata(body: Array(body.utf8), issuer: "https://issuer.example")
+        }
+    }
+
+    @Test func readsAuthorizationServerMetadataWithDPoP() throws {
+        let body =
+            #"{"issuer":"https://as.example","token_endpoint":"https://as.example/token","dpop_signing_alg_values_supported":["ES256"],"pushed_authorization_request_endpoint":"https://as.example/par","pre-authorized_grant_anonymous_access_supported":true}"#
+        let metadata = try AuthorizationServerMetadata(body: Array(body.utf8), issuer: "https://as.example")
+        #expect(metadata.tokenEndpoint == "https://as.example/token")
+        #expect(metadata.usesDPoP)
+        #expect(metadata.pushedAuthorizationRequestEndpoint == "https://as.example/par")
+        #expect(metadata.preAuthorizedAnonymousAccess)
+    }
+
+    @Test func refusesAuthorizationServerMetadataForAnotherIssuer() {
+        let body = #"{"issuer":"https://other.example","token_endpoint":"https://as.example/token"}"#
+        #expect(throws: IssuanceError.self) {
+            try AuthorizationServerMetadata(body: Array(body.utf8), issuer: "https://as.example")
+        }
+    }
+}

@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# Receiving credentials with OpenID4VCI 1.0: the real `mdoc-holder credentials receive` against
+# an independent test issuer on loopback HTTPS (Tests/Support/vci_issuer.py, which checks every
+# request the holder sends against the spec), then a received credential presented over
+# OpenID4VP to the loopback verifier (Tests/Support/oid4vp_verifier.py) and verified there.
+# Usage: Tests/Support/vci-test.sh [BIN_DIR] (default .build/debug).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bin=${1:-.build/debug}
+py=.venv-test/bin/python3
+[ -x "$py" ] || Tests/Support/python-venv.sh
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+export XDG_CONFIG_HOME=$tmp/config XDG_DATA_HOME=$tmp/data
+started=$(date +%s.%N)
+passed=0 failed=0
+check() {  # check NAME COMMAND...: passes when the command succeeds
+  local name=$1; shift
+  if "$@" >"$tmp/cur.out" 2>"$tmp/cur.err"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; sed 's/^/  /' "$tmp/cur.err" | head -8; fi
+  mv "$tmp/cur.out" "$tmp/out"; mv "$tmp/cur.err" "$tmp/err"  # what the next check may read
+}
+fails() {  # fails NAME EXPECTED_EXIT COMMAND...: passes when the command exits with that code
+  local name=$1 want=$2; shift 2
+  "$@" >"$tmp/cur.out" 2>"$tmp/cur.err"; local got=$?
+  if [ "$got" = "$want" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name (exit $got, wanted $want)"; sed 's/^/  /' "$tmp/cur.err" | head -8; fi
+  mv "$tmp/cur.out" "$tmp/out"; mv "$tmp/cur.err" "$tmp/err"
+}
+wait_ready() {  # wait_ready FILE: up to 20 s for a server's ready file
+  for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.1; done
+  echo "FAIL: a test server did not start"; exit 1
+}
+
+mkdir -p "$tmp/issuer" "$tmp/verifier"
+"$py" Tests/Support/vci_issuer.py --dir "$tmp/issuer" --ds-key Fixtures/pki/ds.key.pem --ds-cert Fixtures/pki/ds.pem \
+  --lifetime 300 --ready-file "$tmp/issuer/ready" >/dev/null &
+pids+=($!)
+"$py" Tests/Support/oid4vp_verifier.py --dir "$tmp/verifier" --iaca Fixtures/pki/iaca.pem --lifetime 300 \
+  --ready-file "$tmp/verifier/ready" >/dev/null &
+pids+=($!)
+wait_ready "$tmp/issuer/ready"
+wait_ready "$tmp/verifier/ready"
+iport=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/issuer/ready")
+vport=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/verifier/ready")
+ica=$tmp/issuer/ca.pem vca=$tmp/verifier/ca.pem
+
+offer() {  # offer FORM: starts an issuer session; sets $sid and $url
+  curl -sf --cacert "$ica" -d "$1" "https://localhost:$iport/start" >"$tmp/start.json" || { echo "FAIL: /start"; exit 1; }
+  sid=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$tmp/start.json")
+  url=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["offer"])' "$tmp/start.json")
+}
+saw() {  # saw PYTHON_EXPR: the issuer's record r of session $sid satisfies the expression
+  curl -sf --cacert "$ica" "https://localhost:$iport/result/$sid" >"$tmp/result.json" &&
+    "$py" - "$tmp/result.json" "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+if r["violations"]:
+    sys.exit("the holder broke the spec: " + "; ".join(r["violations"]))
+if not eval(sys.argv[2]):
+    sys.exit(f"not {sys.argv[2]}: {json.dumps(r)}")
+PY
+}
+store=$tmp/wallet.sqlite
+receive() {  # receive STORE OFFER ARGS...: mdoc-holder credentials receive with the test trust
+  local s=$1 o=$2; shift 2
+  "$bin/mdoc-holder" credentials receive "$o" --trust-anchor Fixtures/pki/iaca.pem --tls-ca "$ica" \
+    --store "$s" "$@"
+}
+listed() {  # listed STORE PYTHON_EXPR: `credentials list --json` as c satisfies the expression
+  "$bin/mdoc-holder" credentials list --json --store "$1" >"$tmp/list.json" &&
+    "$py" -c 'import json,sys; c = json.load(open(sys.argv[1])); assert eval(sys.argv[2]), c' "$tmp/list.json" "$2"
+}
+
+# -- pre-authorized code, offer by value, no transaction code, Bearer token
+offer "delivery=value"
+check "receives an offer by value" receive "$store" "$url" --yes
+id1=$(head -1 "$tmp/out") sid1=$sid
+check "it printed the new credential id" test -n "$id1"
+check "the issuer saw a correct exchange and was told credential_accepted" \
+  saw 'r["notifications"] == ["credential_accepted"] and r["proofs"] == 1 and r["request_target"] == "configuration" and r["tx_code_sent"] is False and r["dpop_challenges"] == 0'
+check "list shows it" listed "$store" "any(x['id'] == '$id1' and x['docType'] == 'org.iso.18013.5.1.mDL' and x['receivedFrom'].endswith('/s/$sid') for x in c)"
+check "history records the issuance, no values" bash -c \
+  "'$bin/mdoc-holder' history --json --store '$store' | '$py' -c 'import json,sys; h=json.load(sys.stdin); e=h[-1]; assert e[\"channel\"]==\"issuance\" and e[\"decision\"]==\"received\" and e[\"copies\"]==1 and e[\"requesterName\"]==\"Utopia Test DMV\", h; assert \"Mustermann\" not in json.dumps(h)'"
+
+check "deleting it tells the issuer credential_deleted" "$bin/mdoc-holder" credentials delete "$id1" --tls-ca "$ica" --store "$store"
+check "the issuer got credential_deleted" saw 'r["notifications"] == ["credential_accepted", "credential_deleted"]'
+
+# -- by reference, transaction code from a file, DPoP with nonce challenges at both servers
+offer "delivery=reference&tx_code=493817&dpop=1"
+printf '493817\n' >"$tmp/txcode"
+check "receives by reference with a tx_code file and DPoP" receive "$store" "$url" --yes --tx-code-file "$tmp/txcode"
+check "the issuer checked DPoP (htm, htu, iat, jti, ath, nonce) and saw both nonce challenges answered" \
+  saw 'r["offer_fetches"] == 1 and r["tx_code_sent"] is True and r["dpop_challenges"] == 2 and r["notifications"] == ["credential_accepted"]'
+check "the transaction code is never printed" bash -c "! grep -q 493817 '$tmp/out' '$tmp/err'"
+
+# -- an https offer URL, the code on standard input, credential_identifier, OpenID configuration fallback
+offer "delivery=https&tx_code=2468&identifiers=1&as_metadata=openid"
+check "receives an https offer with the code on stdin" bash -c \
+  "printf '2468\n' | '$bin/mdoc-holder' credentials receive '$url' --yes --tx-code-file - --trust-anchor Fixtures/pki/iaca.pem --tls-ca '$ica' --store '$store'"
+check "it used credential_identifier and the openid-configuration fallback" \
+  saw 'r["request_target"] == "identifier" and r["as_metadata_fetches"] == 1'
+
+# -- a wrong transaction code: the issuer's invalid_grant, nothing stored
+offer "delivery=value&tx_code=1111"
+printf '9999\n' >"$tmp/wrong"
+fails "a wrong tx_code fails" 1 receive "$tmp/wrong.sqlite" "$url" --yes --tx-code-file "$tmp/wrong"
+check "the message names the issuer's error and what to do" grep -q "invalid_grant.*check the code" "$tmp/err"
+check "and never the code" bash -c "! grep -q 9999 '$tmp/err'"
+check "nothing was stored" listed "$tmp/wrong.sqlite" "c == []"
+check "no key was left behind" bash -c "'$bin/mdoc-holder' keys list --json --store '$tmp/wrong.sqlite' | grep -qx '\[\]'"
+check "the issuer issued nothing" saw 'r["token_errors"] == ["invalid_grant"] and r["issued"] == 0'
+fails "a code of the wrong shape is refused before it is sent" 1 bash -c \
+  "printf 'abcd\n' | '$bin/mdoc-holder' credentials receive '$url' --yes --tx-code-file - --trust-anchor Fixtures/pki/iaca.pem --tls-ca '$ica' --store '$tmp/wrong.sqlite'"
+check "that says digits only" grep -q "digits only" "$tmp/err"
+
+# -- a credential signed under an IACA the holder does not trust
+offer "delivery=value&signer=untrusted"
+fails "an untrusted IACA is refused" 1 receive "$tmp/untrusted.sqlite" "$url" --yes
+check "the message says issuer data authentication failed and the issuer was told" \
+  bash -c "grep -q 'issuer data authentication' '$tmp/err' && grep -q 'credential_failure' '$tmp/err'"
+check "nothing was stored" listed "$tmp/untrusted.sqlite" "c == []"
+check "no key was left behind" bash -c "'$bin/mdoc-holder' keys list --json --store '$tmp/untrusted.sqlite' | grep -qx '\[\]'"
+check "the issuer got credential_failure" saw 'r["notifications"] == ["credential_failure"] and r["issued"] == 1'
+check "the history records the refusal" bash -c \
+  "'$bin/mdoc-holder' history --json --store '$tmp/untrusted.sqlite' | grep -q 'issuer data authentication failed'"
+
+# -- batch of 3: three keys, three copies, one credential
+offer "delivery=value&batch_size=3&dpop=1"
+check "receives a batch of 3" receive "$store" "$url" --yes --batch 3
+idb=$(head -1 "$tmp/out")
+check "three proofs, three copies" saw 'r["proofs"] == 3 and r["issued"] == 3'
+check "list shows 3 unused copies of one credential" listed "$store" "[(x['copies'], x['unusedCopies']) for x in c if x['id'] == '$idb'] == [(3, 3)]"
+check "three new keys are bound to it" bash -c \
+  "'$bin/mdoc-holder' keys list --json --store '$store' | '$py' -c 'import json,sys; k=json.load(sys.stdin); assert sum(\"$idb\" in x[\"credentials\"] for x in k) == 3, k'"
+offer "delivery=value&batch_size=2"
+fails "more copies than batch_size are refused before any request" 1 receive "$tmp/big.sqlite" "$url" --yes --batch 3
+check "that says batch_size" grep -q "batch_size" "$tmp/err"
+check "no token was asked for" saw 'r["token_requests"] == 0'
+
+# -- deferred issuance: ready while waiting; kept pending, then resumed with --pending (DPoP-bound)
+offer "delivery=value&deferred=1"
+check "a deferred credential ready within --wait is stored" receive "$tmp/deferred.sqlite" "$url" --yes --wait 10
+check "the issuer was polled at its interval" saw 'r["deferred_polls"] == 2 and r["issued"] == 1 and r["notifications"] == ["credential_accepted"]'
+check "it is listed" listed "$tmp/deferred.sqlite" "len(c) == 1"
+offer "delivery=value&deferred=1&dpop=1"
+check "a deferred credential not ready within --wait 0 is kept pending" receive "$tmp/deferred.sqlite" "$url" --yes --wait 0
+check "it said so" grep -q "kept pending" "$tmp/err"
+check "credentials list shows it pending" bash -c "'$bin/mdoc-holder' credentials list --store '$tmp/deferred.sqlite' | grep -q '^pending '"
+check "no credential yet" listed "$tmp/deferred.sqlite" "len(c) == 1"
+check "--pending resumes it (first poll: not ready; the next: stored)" receive "$tmp/deferred.sqlite" --pending --wait 10
+check "the resumed credential is stored" listed "$tmp/deferred.sqlite" "len(c) == 2"
+check "nothing is pending any more" bash -c "! '$bin/mdoc-holder' credentials list --store '$tmp/deferred.sqlite' | grep -q '^pending '"
+check "the resumed requests kept DPoP (same key, ath, nonce) and notified" \
+  saw 'r["deferred_polls"] == 2 and r["issued"] == 1 and r["notifications"] == ["credential_accepted"]'
+check "--pending with nothing pending says so" receive "$tmp/deferred.sqlite" --pending
+check "that is a message" grep -q "No pending issuances" "$tmp/err"
+
+# -- encrypted requests and responses (JWE, ECDH-ES), immediate and deferred
+offer "delivery=value&encrypt=1"
+check "receives with encrypted request and response" receive "$tmp/jwe.sqlite" "$url" --yes
+check "the issuer decrypted the request and encrypted its answer to our key" \
+  saw 'r["encrypted_requests"] == 1 and r["encrypted_responses"] == 1 and r["issued"] == 1'
+offer "delivery=value&encrypt=1&deferred=1&dpop=1"
+check "receives a deferred credential with encryption and DPoP" receive "$tmp/jwe.sqlite" "$url" --yes --wait 10
+check "every request and answer was encrypted, the 202s too" \
+  saw 'r["encrypted_requests"] == 3 and r["encrypted_responses"] == 3 and r["deferred_polls"] == 2'
+check "both are stored" listed "$tmp/jwe.sqlite" "len(c) == 2"
+
+# -- consent: a policy without an issuer rule declines; one with it accepts
+printf '[[rule]]\nreader = "any"\ndoctype = "*"\nallow = ["*"]\n' >"$tmp/readers.toml"
+offer "delivery=value"
+fails "a policy with reader rules only declines an offer" 1 receive "$tmp/declined.sqlite" "$url" --consent "policy:$tmp/readers.toml"
+check "declining sends nothing further" saw 'r["token_requests"] == 0 and r["nonce_requests"] == 0'
+check "nothing was stored" listed "$tmp/declined.sqlite" "c == []"
+printf '[[rule]]\nissuer = "https://localhost:%s/s/%s"\ndoctype = "org.iso.18013.5.1.mDL"\n' "$iport" "$sid" >"$tmp/issuer.toml"
+check "a policy issuer rule accepts it" receive "$tmp/declined.sqlite" "$url" --consent "policy:$tmp/issuer.toml"
+
+# -- authorization code flow: PKCE, PAR, DPoP; the test is the browser that follows the open: URL
+browse() {  # browse STORE OFFER [CURL_TARGET]: runs receive in the background, follows its open: URL
+  receive "$1" "$2" --yes >"$tmp/code.out" 2>"$tmp/code.err" &
+  hpid=$!
+  open_url=
+  for _ in $(seq 300); do
+    open_url=$(grep -m1 '^open: ' "$tmp/code.err" | cut -c7-)
+    [ -n "$open_url" ] && break
+    sleep 0.05
+  done
+}
+offer "grant=code&par=1&dpop=1"
+browse "$tmp/code.sqlite" "$url"
+check "the holder printed one open: line on stderr" test "$(grep -c '^open: ' "$tmp/code.err")" = 1
+check "and the URL as a QR code" test "$(wc -l <"$tmp/code.err")" -gt 20
+check "with PAR the URL carries client_id and request_uri only" bash -c "[[ '$open_url' == *'/authorize?client_id='*'&request_uri='* ]]"
+check "the browser follows it and is redirected to the loopback listener" curl -sf --cacert "$ica" -L "$open_url"
+[ -s "$tmp/err" ] && kill "$hpid" 2>/dev/null  # the browser failed: do not wait for the holder's timeout
+wait "$hpid"; rc=$?
+check "the authorization code flow stored the credential" test "$rc" = 0
+check "the issuer checked PAR (after one DPoP nonce challenge), the PKCE verifier, the redirect URI and DPoP" \
+  saw 'r["par_requests"] == 2 and r["authorization_requests"] == 1 and r["pkce_checked"] and r["redirect_uri"].startswith("http://127.0.0.1:") and r["dpop_challenges"] >= 1 and r["notifications"] == ["credential_accepted"]'
+check "list shows the credential" listed "$tmp/code.sqlite" "len(c) == 1"
+
+offer "grant=code&par=0"
+browse "$tmp/code2.sqlite" "$url"
+redirect=$("$py" -c 'import sys,urllib.parse as u; print(u.parse_qs(u.urlparse(sys.argv[1]).query)["redirect_uri"][0])' "$open_url")
+check "without PAR the parameters are in the URL and the browser completes the flow" curl -sf --cacert "$ica" -L "$open_url"
+[ -s "$tmp/err" ] && kill "$hpid" 2>/dev/null
+wait "$hpid"; rc=$?
+check "the flow without PAR stored the credential" test "$rc" = 0
+check "the issuer checked the authorization request and PKCE" saw 'r["par_requests"] == 0 and r["pkce_checked"]'
+fails "the listener took one request and is closed" 7 curl -s "$redirect"
+
+offer "grant=code&par=0"
+browse "$tmp/forged.sqlite" "$url"
+redirect=$("$py" -c 'import sys,urllib.parse as u; print(u.parse_qs(u.urlparse(sys.argv[1]).query)["redirect_uri"][0])' "$open_url")
+curl -s "$redirect?code=forged&state=not-the-state" >/dev/null
+wait "$hpid"; rc=$?
+check "a redirect with another state is refused" test "$rc" = 1
+check "it says the state is wrong" grep -q "state is not the one sent" "$tmp/code.err"
+check "nothing was stored" listed "$tmp/forged.sqlite" "c == []"
+check "no code was exchanged" saw 'r["token_requests"] == 0'
+
+# -- bad input
+fails "an offer without parameters is refused" 1 receive "$tmp/x.sqlite" "openid-credential-offer://" --yes
+check "it says what is missing" grep -q "credential_offer" "$tmp/err"
+fails "--batch 0 is bad input" 2 receive "$tmp/x.sqlite" "$url" --yes --batch 0
+
+# -- a received copy presented over OpenID4VP to the loopback verifier, verified there
+printf '[[rule]]\nreader = "any"\ndoctype = "*"\nallow = ["*"]\n' >"$tmp/present.toml"
+vstore=$tmp/present.sqlite
+offer "delivery=value&batch_size=3"
+check "receives 3 copies for presenting" receive "$vstore" "$url" --yes --batch 3
+curl -sf --cacert "$vca" -d "kind=signed&delivery=post" "https://localhost:$vport/start" >"$tmp/vp.json"
+vsid=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$tmp/vp.json")
+vurl=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$tmp/vp.json")
+check "present-online sends it" "$bin/mdoc-holder" present-online "$vurl" --consent "policy:$tmp/present.toml" \
+  --verifier-trust "$vca" --tls-ca "$vca" --store "$vstore"
+check "the verifier verified the received credential (issuer, device signature)" bash -c \
+  "curl -sf --cacert '$vca' https://localhost:$vport/result/$vsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"verified\"] and r[\"verify_error\"] is None, r'"
+check "one copy is used, two remain" listed "$vstore" "[(x['copies'], x['unusedCopies']) for x in c] == [(3, 2)]"
+
+# -- and over BLE (BlueZoo on a private bus): the real holder and reader, another unused copy
+if [ -x .venv-test/bin/bluezoo ] && command -v dbus-daemon >/dev/null; then
+  bus="$tmp/bus"
+  if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
+    DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 60 "$bin/mdoc-holder" present --adapter hci0 --once --qr uri \
+      --consent "policy:$tmp/present.toml" --untrusted-readers allow --store "$vstore" \
+      >"$tmp/ble.holder.out" 2>"$tmp/ble.holder.err" &
+    bpid=$!
+    uri=
+    for _ in $(seq 150); do uri=$(grep -m1 '^mdoc:' "$tmp/ble.holder.out" 2>/dev/null) && [ -n "$uri" ] && break; sleep 0.1; done
+    check "the holder shows an engagement" test -n "$uri"
+    check "the reader verifies the received credential over BLE (issuer, device signature)" bash -c \
+      "DBUS_SYSTEM_BUS_ADDRESS='$address' timeout 60 '$bin/mdoc-reader' request '$uri' --adapter hci1 --trust-anchor Fixtures/pki/iaca.pem --json --element org.iso.18013.5.1:family_name | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"valid\"] and [e[\"identifier\"] for e in r[\"documents\"][0][\"elements\"]] == [\"family_name\"], r'"
+    wait "$bpid"; brc=$?
+    check "present --once exits 0" test "$brc" = 0
+    Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+    check "a second copy is used, one remains" listed "$vstore" "[(x['copies'], x['unusedCopies']) for x in c] == [(3, 1)]"
+  else
+    failed=$((failed + 1)); echo "FAIL: BlueZoo did not start"
+  fi
+else
+  failed=$((failed + 1)); echo "FAIL: BlueZoo (.venv-test/bin/bluezoo) or dbus-daemon missing: run Tests/Support/install-deps.sh test"
+fi
+
+elapsed=$(echo "$(date +%s.%N) - $started" | bc)
+echo "vci-test: $passed passed, $failed failed ($(printf '%.1f' "$elapsed") s)"
+[ "$failed" = 0 ]
