@@ -115,6 +115,8 @@ struct ReceiveTests {
         #expect(try store.list().isEmpty)
         let db = try SQLiteDatabase(path: dir.file("wallet.sqlite"))
         #expect(try db.query("SELECT count(*) FROM credential_copies") { $0.int64(0) } == [0])
+        // Its keys were made for it alone: they are gone too.
+        #expect(try store.keys().isEmpty)
     }
 
     @Test func aPendingIssuanceKeepsItsKeysAndEndsWithTheCredential() throws {
