@@ -223,6 +223,32 @@ check "it says the state is wrong" grep -q "state is not the one sent" "$tmp/cod
 check "nothing was stored" listed "$tmp/forged.sqlite" "c == []"
 check "no code was exchanged" saw 'r["token_requests"] == 0'
 
+# -- keys made in the chosen secure area: a PKCS#11 token (softhsm2), proved, then presented online
+if command -v softhsm2-util >/dev/null && [ -f /usr/lib/softhsm/libsofthsm2.so ]; then
+  mkdir -p "$tmp/softhsm/tokens"
+  printf 'directories.tokendir = %s\nlog.level = ERROR\n' "$tmp/softhsm/tokens" >"$tmp/softhsm/softhsm2.conf"
+  export SOFTHSM2_CONF="$tmp/softhsm/softhsm2.conf"
+  softhsm2-util --init-token --free --label vci-token --pin 246810 --so-pin 135790 >/dev/null
+  printf '246810\n' >"$tmp/pin"
+  p11=(--secure-area pkcs11 --pkcs11-module /usr/lib/softhsm/libsofthsm2.so --pkcs11-token vci-token
+    --pkcs11-pin-file "$tmp/pin")
+  offer "delivery=value&batch_size=2"
+  check "receives 2 copies with keys made on the PKCS#11 token" receive "$tmp/p11.sqlite" "$url" --yes --batch 2 "${p11[@]}"
+  check "both keys are in the pkcs11 area" bash -c \
+    "'$bin/mdoc-holder' keys list --json --store '$tmp/p11.sqlite' | '$py' -c 'import json,sys; k=json.load(sys.stdin); assert [x[\"secureArea\"] for x in k] == [\"pkcs11\", \"pkcs11\"], k'"
+  check "the issuer verified the proofs the token signed" saw 'r["proofs"] == 2 and r["issued"] == 2'
+  curl -sf --cacert "$vca" -d "kind=signed&delivery=post" "https://localhost:$vport/start" >"$tmp/vp.json"
+  vsid=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$tmp/vp.json")
+  vurl=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$tmp/vp.json")
+  printf '[[rule]]\nreader = "any"\ndoctype = "*"\nallow = ["*"]\n' >"$tmp/any.toml"
+  check "present-online signs with the token's key" "$bin/mdoc-holder" present-online "$vurl" --consent "policy:$tmp/any.toml" \
+    --verifier-trust "$vca" --tls-ca "$vca" --store "$tmp/p11.sqlite" "${p11[@]}"
+  check "the verifier verified it" bash -c \
+    "curl -sf --cacert '$vca' https://localhost:$vport/result/$vsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"verified\"], r'"
+else
+  failed=$((failed + 1)); echo "FAIL: softhsm2 missing: run Tests/Support/install-deps.sh test"
+fi
+
 # -- bad input
 fails "an offer without parameters is refused" 1 receive "$tmp/x.sqlite" "openid-credential-offer://" --yes
 check "it says what is missing" grep -q "credential_offer" "$tmp/err"
