@@ -56,6 +56,8 @@ struct ReceiveTests {
         #expect(history.map(\.decision) == [.received])
         #expect(history.first?.copies == 3)
         #expect(history.first?.channel == .issuance)
+        #expect(history.first?.authentication == "TLS certificate of issuer.example")
+        #expect(!source.description.contains("bearer-token"))
         #expect(history.first?.elementsSent.contains("\(Self.ns):family_name") == true)
         let pending = try #require(try store.pendingNotification(forDeleting: id))
         #expect(pending.notificationID == "n-1")
