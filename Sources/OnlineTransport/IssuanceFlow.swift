@@ -113,6 +113,46 @@ struct IssuanceFlow {
             return CredentialIssuance.Outcome(result: .declined, issuerName: issuerName)
         }
 
+        do {
+            return try await issue(
+                offer: offer, grant: grant, server: server, metadata: metadata, accepted: accepted, source: source,
+                issuerName: issuerName)
+        } catch {
+            // The history records an issuance that failed after consent (a refusal by our
+            // checks is recorded where it happens, with its reason).
+            if case .refused = error {
+            } else {
+                for configuration in accepted {
+                    try? store.recordIssuance(
+                        from: source, docType: configuration.docType ?? configuration.id,
+                        decision: .failed(reason: Self.historyReason(error)))
+                }
+            }
+            throw error
+        }
+    }
+
+    /// What the history says of a failure: the kind of failure and the issuer's OAuth error
+    /// code, never a value.
+    static func historyReason(_ error: CredentialIssuanceError) -> String {
+        switch error {
+        case .protocolError(.issuer(let endpoint, let oauth)): return "the \(endpoint) answered \(oauth.error)"
+        case .protocolError: return "the issuer's answer could not be used"
+        case .exchange(let what, _), .unexpectedStatus(let what, _, _): return "\(what) failed"
+        case .secureArea: return "the secure area could not make or use a key"
+        case .transactionCodeUnavailable: return "no transaction code was given"
+        case .store: return "the store could not be written"
+        case .setup: return "the HTTPS client could not be set up"
+        case .refused: return "refused by the holder's checks"
+        }
+    }
+
+    /// Steps 4 to 6, after consent.
+    private mutating func issue(
+        offer: CredentialOffer, grant: PreAuthorizedCodeGrant?, server: AuthorizationServerMetadata,
+        metadata: CredentialIssuerMetadata, accepted: [CredentialConfiguration], source: IssuanceSource,
+        issuerName: String
+    ) async throws(CredentialIssuanceError) -> CredentialIssuance.Outcome {
         // 4. The access token.
         if server.usesDPoP {
             do {

@@ -18,7 +18,9 @@ public struct ReceivedCopy: Sendable {
 }
 
 /// Where a received credential came from: what the store keeps beside it.
-public struct IssuanceSource: Sendable, Hashable {
+///
+/// `description` names the issuer only, never the token.
+public struct IssuanceSource: Sendable, Hashable, CustomStringConvertible {
     /// The Credential Issuer Identifier.
     public var issuer: String
     /// The issuer's display name (metadata), or its host.
@@ -30,6 +32,17 @@ public struct IssuanceSource: Sendable, Hashable {
     /// a Bearer token (a DPoP-bound token needs the issuance's ephemeral key, which is gone).
     /// A secret: stored in the 0600 store, deleted with the credential, never shown.
     public var notificationToken: String?
+    public var description: String { "IssuanceSource(\(issuer))" }
+
+    /// How the issuer was authenticated, for the history (its TLS host).
+    public var authentication: String {
+        IssuanceSource.host(issuer).map { "TLS certificate of \($0)" } ?? "TLS"
+    }
+
+    private static func host(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let host = components.host else { return nil }
+        return components.port.map { "\(host):\($0)" } ?? host
+    }
 
     public init(
         issuer: String, issuerName: String, notificationID: String? = nil, notificationEndpoint: String? = nil,
@@ -153,7 +166,7 @@ extension CredentialStore {
             try record(
                 HistoryEntry(
                     time: time, channel: .issuance, requesterName: source.issuerName,
-                    requesterIdentifier: source.issuer, authentication: "TLS", docType: first.docType,
+                    requesterIdentifier: source.issuer, authentication: source.authentication, docType: first.docType,
                     elementsSent: first.elements, decision: .received, copies: copies.count))
         } catch {
             // The credential is stored; a history write failure must not undo it.
@@ -168,7 +181,7 @@ extension CredentialStore {
         try record(
             HistoryEntry(
                 time: time, channel: .issuance, requesterName: source.issuerName, requesterIdentifier: source.issuer,
-                authentication: "TLS", docType: docType, elementsSent: [], decision: decision))
+                authentication: source.authentication, docType: docType, elementsSent: [], decision: decision))
     }
 
     /// The notification owed to the issuer of credential `id` when it is deleted, if any.

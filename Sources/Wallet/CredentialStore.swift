@@ -288,15 +288,39 @@ extension CredentialStore {
     }
 
     /// Deletes the credential with `id` (its history stays).
+    ///
+    /// A credential received over OpenID4VCI takes its keys with it (they were made for it
+    /// alone): their rows go in the same transaction, then their secure area forgets them.
     public func delete(id: String) throws(WalletError) {
-        let changed = try withDatabase { (db) throws(WalletError) in
-            try transaction(db) {
+        let (changed, keys) = try withDatabase { (db) throws(WalletError) in
+            try transaction(db) { () throws -> (Int, [StoredKey]) in
+                let owned = try db.query(
+                    """
+                    SELECT \(KeyRows.columns.split(separator: ",").map { "k." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+                    FROM credential_copies cc JOIN credentials c ON c.id = cc.credential_id JOIN keys k ON k.id = cc.key_id
+                    WHERE cc.credential_id = ? AND c.issuer IS NOT NULL
+                    """, [.text(id)]
+                ) { KeyRows.read($0) }.compactMap { $0 }
                 _ = try db.run("DELETE FROM credential_copies WHERE credential_id = ?", [.text(id)])
-                return try db.run("DELETE FROM credentials WHERE id = ?", [.text(id)])
+                let changed = try db.run("DELETE FROM credentials WHERE id = ?", [.text(id)])
                     + db.run("DELETE FROM sd_jwt_credentials WHERE id = ?", [.text(id)])
+                var removed: [StoredKey] = []
+                for key in owned {
+                    let used = try db.query(
+                        """
+                        SELECT 1 FROM credentials WHERE key_id = ?1 UNION SELECT 1 FROM credential_copies WHERE key_id = ?1
+                        UNION SELECT 1 FROM sd_jwt_credentials WHERE key_id = ?1
+                        """, [.text(key.id)]
+                    ) { _ in true }
+                    guard used.isEmpty else { continue }
+                    _ = try db.run("DELETE FROM keys WHERE id = ?", [.text(key.id)])
+                    removed.append(key)
+                }
+                return (changed, removed)
             }
         }
         guard changed > 0 else { throw .unknownCredential(id: id) }
+        for key in keys { try? secureAreas.area(key.area).deleteKey(key) }
     }
 
     private func loadRow(id: String) throws(WalletError) -> Row {

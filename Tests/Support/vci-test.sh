@@ -84,6 +84,7 @@ check "history records the issuance, no values" bash -c \
   "'$bin/mdoc-holder' history --json --store '$store' | '$py' -c 'import json,sys; h=json.load(sys.stdin); e=h[-1]; assert e[\"channel\"]==\"issuance\" and e[\"decision\"]==\"received\" and e[\"copies\"]==1 and e[\"requesterName\"]==\"Utopia Test DMV\", h; assert \"Mustermann\" not in json.dumps(h)'"
 
 check "deleting it tells the issuer credential_deleted" "$bin/mdoc-holder" credentials delete "$id1" --tls-ca "$ica" --store "$store"
+check "and deletes the key made for it" bash -c "'$bin/mdoc-holder' keys list --json --store '$store' | grep -qx '\[\]'"
 check "the issuer got credential_deleted" saw 'r["notifications"] == ["credential_accepted", "credential_deleted"]'
 
 # -- by reference, transaction code from a file, DPoP with nonce challenges at both servers
@@ -110,6 +111,8 @@ check "and never the code" bash -c "! grep -q 9999 '$tmp/err'"
 check "nothing was stored" listed "$tmp/wrong.sqlite" "c == []"
 check "no key was left behind" bash -c "'$bin/mdoc-holder' keys list --json --store '$tmp/wrong.sqlite' | grep -qx '\[\]'"
 check "the issuer issued nothing" saw 'r["token_errors"] == ["invalid_grant"] and r["issued"] == 0'
+check "the history records the failure with the issuer's error code" bash -c \
+  "'$bin/mdoc-holder' history --json --store '$tmp/wrong.sqlite' | grep -q 'the token endpoint answered invalid_grant'"
 fails "a code of the wrong shape is refused before it is sent" 1 bash -c \
   "printf 'abcd\n' | '$bin/mdoc-holder' credentials receive '$url' --yes --tx-code-file - --trust-anchor Fixtures/pki/iaca.pem --tls-ca '$ica' --store '$tmp/wrong.sqlite'"
 check "that says digits only" grep -q "digits only" "$tmp/err"
@@ -177,12 +180,14 @@ printf '[[rule]]\nissuer = "https://localhost:%s/s/%s"\ndoctype = "org.iso.18013
 check "a policy issuer rule accepts it" receive "$tmp/declined.sqlite" "$url" --consent "policy:$tmp/issuer.toml"
 
 # -- authorization code flow: PKCE, PAR, DPoP; the test is the browser that follows the open: URL
-browse() {  # browse STORE OFFER [CURL_TARGET]: runs receive in the background, follows its open: URL
-  receive "$1" "$2" --yes >"$tmp/code.out" 2>"$tmp/code.err" &
+browse() {  # browse STORE OFFER: runs receive in the background (30 s at most); sets $open_url
+  rm -f "$tmp/code.out" "$tmp/code.err"
+  timeout 30 "$bin/mdoc-holder" credentials receive "$2" --yes --trust-anchor Fixtures/pki/iaca.pem \
+    --tls-ca "$ica" --store "$1" >"$tmp/code.out" 2>"$tmp/code.err" &
   hpid=$!
   open_url=
   for _ in $(seq 300); do
-    open_url=$(grep -m1 '^open: ' "$tmp/code.err" | cut -c7-)
+    open_url=$(grep -m1 '^open: ' "$tmp/code.err" 2>/dev/null | cut -c7-)
     [ -n "$open_url" ] && break
     sleep 0.05
   done
@@ -193,7 +198,6 @@ check "the holder printed one open: line on stderr" test "$(grep -c '^open: ' "$
 check "and the URL as a QR code" test "$(wc -l <"$tmp/code.err")" -gt 20
 check "with PAR the URL carries client_id and request_uri only" bash -c "[[ '$open_url' == *'/authorize?client_id='*'&request_uri='* ]]"
 check "the browser follows it and is redirected to the loopback listener" curl -sf --cacert "$ica" -L "$open_url"
-[ -s "$tmp/err" ] && kill "$hpid" 2>/dev/null  # the browser failed: do not wait for the holder's timeout
 wait "$hpid"; rc=$?
 check "the authorization code flow stored the credential" test "$rc" = 0
 check "the issuer checked PAR (after one DPoP nonce challenge), the PKCE verifier, the redirect URI and DPoP" \
@@ -204,7 +208,6 @@ offer "grant=code&par=0"
 browse "$tmp/code2.sqlite" "$url"
 redirect=$("$py" -c 'import sys,urllib.parse as u; print(u.parse_qs(u.urlparse(sys.argv[1]).query)["redirect_uri"][0])' "$open_url")
 check "without PAR the parameters are in the URL and the browser completes the flow" curl -sf --cacert "$ica" -L "$open_url"
-[ -s "$tmp/err" ] && kill "$hpid" 2>/dev/null
 wait "$hpid"; rc=$?
 check "the flow without PAR stored the credential" test "$rc" = 0
 check "the issuer checked the authorization request and PKCE" saw 'r["par_requests"] == 0 and r["pkce_checked"]'
@@ -219,6 +222,32 @@ check "a redirect with another state is refused" test "$rc" = 1
 check "it says the state is wrong" grep -q "state is not the one sent" "$tmp/code.err"
 check "nothing was stored" listed "$tmp/forged.sqlite" "c == []"
 check "no code was exchanged" saw 'r["token_requests"] == 0'
+
+# -- keys made in the chosen secure area: a PKCS#11 token (softhsm2), proved, then presented online
+if command -v softhsm2-util >/dev/null && [ -f /usr/lib/softhsm/libsofthsm2.so ]; then
+  mkdir -p "$tmp/softhsm/tokens"
+  printf 'directories.tokendir = %s\nlog.level = ERROR\n' "$tmp/softhsm/tokens" >"$tmp/softhsm/softhsm2.conf"
+  export SOFTHSM2_CONF="$tmp/softhsm/softhsm2.conf"
+  softhsm2-util --init-token --free --label vci-token --pin 246810 --so-pin 135790 >/dev/null
+  printf '246810\n' >"$tmp/pin"
+  p11=(--secure-area pkcs11 --pkcs11-module /usr/lib/softhsm/libsofthsm2.so --pkcs11-token vci-token
+    --pkcs11-pin-file "$tmp/pin")
+  offer "delivery=value&batch_size=2"
+  check "receives 2 copies with keys made on the PKCS#11 token" receive "$tmp/p11.sqlite" "$url" --yes --batch 2 "${p11[@]}"
+  check "both keys are in the pkcs11 area" bash -c \
+    "'$bin/mdoc-holder' keys list --json --store '$tmp/p11.sqlite' | '$py' -c 'import json,sys; k=json.load(sys.stdin); assert [x[\"secureArea\"] for x in k] == [\"pkcs11\", \"pkcs11\"], k'"
+  check "the issuer verified the proofs the token signed" saw 'r["proofs"] == 2 and r["issued"] == 2'
+  curl -sf --cacert "$vca" -d "kind=signed&delivery=post" "https://localhost:$vport/start" >"$tmp/vp.json"
+  vsid=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$tmp/vp.json")
+  vurl=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$tmp/vp.json")
+  printf '[[rule]]\nreader = "any"\ndoctype = "*"\nallow = ["*"]\n' >"$tmp/any.toml"
+  check "present-online signs with the token's key" "$bin/mdoc-holder" present-online "$vurl" --consent "policy:$tmp/any.toml" \
+    --verifier-trust "$vca" --tls-ca "$vca" --store "$tmp/p11.sqlite" "${p11[@]}"
+  check "the verifier verified it" bash -c \
+    "curl -sf --cacert '$vca' https://localhost:$vport/result/$vsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"verified\"], r'"
+else
+  failed=$((failed + 1)); echo "FAIL: softhsm2 missing: run Tests/Support/install-deps.sh test"
+fi
 
 # -- bad input
 fails "an offer without parameters is refused" 1 receive "$tmp/x.sqlite" "openid-credential-offer://" --yes

@@ -56,6 +56,8 @@ struct ReceiveTests {
         #expect(history.map(\.decision) == [.received])
         #expect(history.first?.copies == 3)
         #expect(history.first?.channel == .issuance)
+        #expect(history.first?.authentication == "TLS certificate of issuer.example")
+        #expect(!source.description.contains("bearer-token"))
         #expect(history.first?.elementsSent.contains("\(Self.ns):family_name") == true)
         let pending = try #require(try store.pendingNotification(forDeleting: id))
         #expect(pending.notificationID == "n-1")
@@ -115,6 +117,8 @@ struct ReceiveTests {
         #expect(try store.list().isEmpty)
         let db = try SQLiteDatabase(path: dir.file("wallet.sqlite"))
         #expect(try db.query("SELECT count(*) FROM credential_copies") { $0.int64(0) } == [0])
+        // Its keys were made for it alone: they are gone too.
+        #expect(try store.keys().isEmpty)
     }
 
     @Test func aPendingIssuanceKeepsItsKeysAndEndsWithTheCredential() throws {
