@@ -61,7 +61,8 @@ extension CredentialStore {
                 for key in keys { try KeyRows.insert(key, into: db) }
                 if let dpopKey { try KeyRows.insert(dpopKey, into: db) }
                 var id = pending.id
-                while try !db.query("SELECT 1 FROM pending_issuances WHERE id = ?", [.text(id)]) { _ in true }.isEmpty {
+                while try !db.query("SELECT 1 FROM pending_issuances WHERE id = ?", [.text(id)], { _ in true }).isEmpty
+                {
                     id = StoredKey.newID()
                 }
                 try db.run(

@@ -206,9 +206,10 @@ extension CredentialStore {
     /// without copies are absent).
     func copyCounts(_ db: SQLiteDatabase) throws(SQLiteError) -> [String: (total: Int, unused: Int)] {
         var counts: [String: (total: Int, unused: Int)] = [:]
-        for row in try db.query(
+        let rows = try db.query(
             "SELECT credential_id, count(*), sum(presented_at IS NULL) FROM credential_copies GROUP BY credential_id"
-        ) { (id: $0.text(0) ?? "", total: Int($0.int64(1)), unused: Int($0.int64(2))) } {
+        ) { (id: $0.text(0) ?? "", total: Int($0.int64(1)), unused: Int($0.int64(2))) }
+        for row in rows {
             counts[row.id] = (row.total, row.unused)
         }
         return counts
