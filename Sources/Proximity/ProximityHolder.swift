@@ -96,8 +96,7 @@ public struct ProximityHolder: Sendable {
         case central(MdocGattClientEvent)
         case identRead(Result<[UInt8]?, any Error>)
         case l2capConnected(any MdocL2CAPChannel)
-        case l2capMessage([UInt8])
-        case l2capClosed(protocolError: BLETransportError?)
+        case l2cap(MessageChannelEvent)
         case decided(ConsentDecision)
         case tick
     }
@@ -147,11 +146,11 @@ public struct ProximityHolder: Sendable {
         func choose(_ chosen: ProximityMode) throws {
             switch chosen {
             case .peripheralServer:
-                ble = try BLESession(mode: .peripheralServer, maximumMessageSize: configuration.maxMessageSize)
+                ble = try BLESession(role: .gattServer, maximumMessageSize: configuration.maxMessageSize)
             case .centralClient:
-                let ident = try ISO18013.BLEIdent.compute(eDeviceKeyBytes: engagement.eDeviceKeyBytes)
+                let ident = try BLEIdentDerivation.compute(eDeviceKeyBytes: engagement.eDeviceKeyBytes)
                 ble = try BLESession(
-                    mode: .centralClient(expectedIdent: BLETransport.BLEIdent(bytes: ident)!),
+                    role: .gattClient(expectedIdent: BLEIdent(bytes: ident)!),
                     maximumMessageSize: configuration.maxMessageSize)
             }
             mode = chosen
@@ -167,7 +166,7 @@ public struct ProximityHolder: Sendable {
             centralTask?.cancel()
         }
         if let server, let peripheralUUID {
-            let events = try await server.start(serviceUUID: peripheralUUID, l2capPSM: listener?.psm)
+            let events = try await server.start(.peripheralServer(peripheralUUID, l2capPSM: listener?.psm))
             tasks.append(
                 Task {
                     for await event in events { continuation.yield(.gatt(event)) }
@@ -177,7 +176,8 @@ public struct ProximityHolder: Sendable {
         if let centralClient, let centralUUID {
             centralTask = Task {
                 do {
-                    let connection = try await centralClient.connect(serviceUUID: centralUUID)
+                    let connection = try await centralClient.connect(
+                        serviceUUID: centralUUID, characteristics: MdocBLEUUIDs.centralClient)
                     continuation.yield(.centralConnected(connection))
                     for await event in connection.events { continuation.yield(.central(event)) }
                     continuation.yield(.central(.disconnected))
@@ -245,17 +245,8 @@ public struct ProximityHolder: Sendable {
                     centralTask?.cancel()
                     await centralClient?.disconnect()
                 }
-                guard mode == .peripheralServer else { break }
-                switch event {
-                case .mtu(let mtu): feed(.mtuChanged(mtu))
-                case .subscribed(.server2Client): feed(.subscribed)
-                case .unsubscribed(.server2Client): feed(.unsubscribed)
-                case .subscribed, .unsubscribed: break
-                case .written(.state, let value): feed(.stateReceived(value))
-                case .written(.client2Server, let chunk): feed(.chunkReceived(chunk))
-                case .written(.server2Client, _): break
-                case .disconnected: feed(.disconnected)
-                }
+                guard mode == .peripheralServer, let event = BLESessionEvent(event) else { break }
+                feed(event)
             case .gattClosed:
                 if mode == .peripheralServer { feed(.disconnected) }
             case .centralConnected(let connection):
@@ -287,13 +278,8 @@ public struct ProximityHolder: Sendable {
                 case .failure: feed(.identRead(nil))
                 }
             case .central(let event):
-                guard mode == .centralClient, l2cap == nil else { break }
-                switch event {
-                case .notified(.state, let value): feed(.stateReceived(value))
-                case .notified(.server2Client, let chunk): feed(.chunkReceived(chunk))
-                case .notified(.client2Server, _): break
-                case .disconnected: feed(.disconnected)
-                }
+                guard mode == .centralClient, l2cap == nil, let event = BLESessionEvent(event) else { break }
+                feed(event)
             case .l2capConnected(let channel):
                 // Only before a GATT session started: a reader uses one or the other.
                 guard l2cap == nil, ble.map({ !$0.hasStarted }) ?? true else {
@@ -312,37 +298,23 @@ public struct ProximityHolder: Sendable {
                 observer(.readerConnected)
                 tasks.append(
                     Task {
-                        while true {
-                            do {
-                                continuation.yield(.l2capMessage(try await messages.receive()))
-                            } catch let error as BLETransportError {
-                                continuation.yield(.l2capClosed(protocolError: error))
-                                return
-                            } catch {
-                                continuation.yield(.l2capClosed(protocolError: nil))
-                                return
-                            }
+                        while let event = await messages.receive(timeout: nil) {
+                            continuation.yield(.l2cap(event))
+                            if case .closed = event { return }
                         }
                     })
-            case .l2capMessage(let message):
+            case .l2cap(let event):
                 guard !l2capDone else { break }
-                if message.isEmpty {
-                    // A zero-length frame: the reader ends the session.
-                    l2capDone = true
-                    result.transportEnd = .readerEnded
-                    holderOutputs += holder.transportClosed()
-                } else {
+                switch event {
+                case .message(let message):
                     holderOutputs += receive(message)
+                case .closed(let reason):
+                    // A zero-length frame (the reader ends), a frame over the limit, or the
+                    // channel closing.
+                    l2capDone = true
+                    result.transportEnd = reason
+                    holderOutputs += holder.transportClosed()
                 }
-            case .l2capClosed(let protocolError):
-                guard !l2capDone else { break }
-                l2capDone = true
-                if let protocolError {
-                    result.transportEnd = .protocolError(protocolError)
-                } else {
-                    result.transportEnd = holder.responsesSent > 0 ? .disconnectedAfterResponse : .disconnected
-                }
-                holderOutputs += holder.transportClosed()
             case .decided(let decision):
                 holderOutputs += holder.consent(decision)
             case .tick:
@@ -427,7 +399,7 @@ public struct ProximityHolder: Sendable {
                             // No State on L2CAP: the holder ends by closing the channel.
                             if !l2capDone {
                                 l2capDone = true
-                                result.transportEnd = reason == .readerEnded ? .readerEnded : .holderEnded
+                                result.transportEnd = reason == .readerEnded ? .peerEnded : .localEnded
                                 await l2cap.close()
                             }
                         } else if reason != .readerEnded {
@@ -440,16 +412,16 @@ public struct ProximityHolder: Sendable {
                     case .messageReceived(let message): holderOutputs += receive(message)
                     case .sendChunk(let chunk):
                         do {
-                            try await sendChunk(chunk, in: mode)
+                            try await link(mode)?.sendChunk(chunk)
                             outputStalledSince = Date()
                             feed(.chunkSent)
                         } catch {
                             feed(.disconnected)
                         }
                     case .sendState(let state):
-                        try? await sendState(state, in: mode)
-                    case .readerIdentVerified:
-                        if centralL2CAP, let channel = try? await centralClient?.openL2CAP() {
+                        try? await link(mode)?.sendState(state)
+                    case .identVerified:
+                        if centralL2CAP, let channel = try? await centralClient?.openL2CAP(psm: nil) {
                             // The reader's L2CAP channel instead of its GATT characteristics.
                             continuation.yield(.l2capConnected(channel))
                             break
@@ -516,19 +488,12 @@ public struct ProximityHolder: Sendable {
         if await watchdog.value { throw L2CAPSendStalled() }
     }
 
-    private func sendChunk(_ chunk: [UInt8], in mode: ProximityMode?) async throws {
+    /// The GATT link of the mode in use.
+    private func link(_ mode: ProximityMode?) -> GattLink? {
         switch mode {
-        case .peripheralServer?: try await server?.notify(.server2Client, chunk)
-        case .centralClient?: try await centralClient?.write(.client2Server, chunk)
-        case nil: break
-        }
-    }
-
-    private func sendState(_ state: BLEStateValue, in mode: ProximityMode?) async throws {
-        switch mode {
-        case .peripheralServer?: try await server?.notify(.state, state.value)
-        case .centralClient?: try await centralClient?.write(.state, state.value)
-        case nil: break
+        case .peripheralServer?: return server.map { .server($0) }
+        case .centralClient?: return centralClient.map { .client($0) }
+        case nil: return nil
         }
     }
 }

@@ -109,7 +109,7 @@ struct ProximityHolderTests {
         let portrait = verified?.documents.first?.elements.first { $0.id.identifier == "portrait" }
         #expect(portrait?.value.bytesValue?.count == 100_004)
         #expect(verified?.isValid == true)
-        #expect(result.transportEnd == .readerEnded)
+        #expect(result.transportEnd == .peerEnded)
         #expect(result.isSuccess)
     }
 
