@@ -149,9 +149,11 @@ public actor BlueZMdocGattServer: MdocGattServer {
         for task in forwarders { task.cancel() }
         forwarders = []
         if let host {
-            // A reader still connected when the session is over (one that stopped answering)
-            // is let go, so it cannot hold the adapter.
-            if let peer { await host.disconnect(peer) }
+            // A client still connected when the session is over (one that stopped answering)
+            // is let go, so it cannot hold the adapter. Only one that used our service: a
+            // device merely connected on the adapter may be the link of our own GATT client
+            // (a holder offering both modes that reached the reader's service first).
+            if let peer, readerSeen { await host.disconnect(peer) }
             await host.stop()
         }
         application?.finish()
