@@ -98,12 +98,16 @@ let package = Package(
                 "OpenID4VP", "ISO18013", "MdocCrypto", "QRCode", "SecureArea",
             ]),
 
+        // What the command-line tools share: certificate files (PEM or DER), --consent,
+        // unbuffered output.
+        .target(name: "CommandLineSupport", dependencies: ["MdocCrypto", "BoundedFile"]),
+
         // Executables.
         .executableTarget(
             name: "mdoc-holder",
             dependencies: [
                 "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
-                "BLETransport", "BLEBlueZ", "BlueZ", "L2CAP", "HolderService", "SecureArea", "BoundedFile",
+                "BLETransport", "BLEBlueZ", "BlueZ", "HolderService", "SecureArea", "BoundedFile", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -111,11 +115,14 @@ let package = Package(
             dependencies: [
                 "ISO18013", "Presentation", "MdocCrypto", "BlueZ", "BLETransport", "BLEBlueZ", "L2CAP",
                 "ProximityReader",
+                "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-issuer",
-            dependencies: ["MdocIssuer", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "MdocIssuer", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .executableTarget(
             name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode", "SecureArea"]),
         .executableTarget(

@@ -25,15 +25,18 @@ public struct BlueZRoles: Sendable {
     }
 
     /// The reader's roles on `adapter`: the scan and the connection bounded by `timeout`.
+    /// The L2CAP listener is opened only in central-client mode (``ProximityReader`` says
+    /// when it cannot).
     public static func reader(
         client: BlueZClient, adapter: String, timeout: Duration, l2cap: Bool, log: @escaping @Sendable (String) -> Void
     ) -> BlueZRoles {
-        BlueZRoles(
+        let listener: @Sendable () throws -> any MdocL2CAPListener = { try L2CAPListener() }
+        return BlueZRoles(
             server: BlueZMdocGattServer(
                 client: client, adapter: adapter, objectPath: "/org/mdocreader", localName: "mdoc reader"),
             client: BlueZMdocGattClient(
                 client: client, adapter: adapter, scanTimeout: timeout, connectTimeout: timeout, log: log),
-            l2capListener: l2cap ? listenerFactory(warn: log) : nil)
+            l2capListener: l2cap ? listener : nil)
     }
 
     /// L2CAP listeners, when a first one opens (the kernel has L2CAP sockets at all); else

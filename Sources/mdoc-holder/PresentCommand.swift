@@ -2,6 +2,7 @@ import ArgumentParser
 import BLEBlueZ
 import BLETransport
 import BlueZ
+import CommandLineSupport
 import Consent
 import Foundation
 import ISO18013
@@ -67,19 +68,11 @@ struct PresentCommand: AsyncParsableCommand {
             throw ValidationError("--untrusted-readers must be refuse, ask or allow")
         }
         let prompt: any ConsentPrompt
-        if consent == "tty" {
-            prompt = TerminalConsentPrompt(io: try ControllingTerminal())
-        } else if consent.hasPrefix("policy:") {
-            prompt = try PolicyConsent(path: String(consent.dropFirst("policy:".count)))
-        } else {
-            throw ValidationError("--consent must be tty or policy:FILE")
+        switch try ConsentChoice(parsing: consent, allowed: [.tty, .policy]) {
+        case .policy(let path): prompt = try PolicyConsent(path: path)
+        case .tty, .agent: prompt = TerminalConsentPrompt(io: try ControllingTerminal())
         }
-        var anchors: [Certificate] = []
-        for path in readerTrust {
-            let certs = try WalletCLI.readCertificates(path)
-            guard !certs.isEmpty else { throw ValidationError("\(path) holds no PEM certificate") }
-            anchors += certs
-        }
+        let anchors = try readerTrust.flatMap { try CertificateFile.read($0, what: "reader trust anchor") }
         let wallet = try store.open()
         // A store without its key-encryption key (or TPM) refuses here, saying which and how.
         try wallet.checkKeysUsable()

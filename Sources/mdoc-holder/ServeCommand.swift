@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Consent
 import Dispatch
 import Foundation
@@ -117,13 +118,13 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--agent-timeout must be between 0 and 3600 seconds")
         }
         let consentMode: ServiceConsent
-        if consent == "agent" {
-            consentMode = .agent(timeout: .milliseconds(Int64(agentTimeout * 1000)))
-        } else if consent.hasPrefix("policy:"), consent.count > "policy:".count {
-            let path = String(consent.dropFirst("policy:".count))
-            consentMode = .policy(try PolicyConsent(path: path), path: path)
-        } else {
-            throw ValidationError("--consent must be agent or policy:FILE")
+        do {
+            switch try ConsentChoice(parsing: consent, allowed: [.agent, .policy]) {
+            case .policy(let path): consentMode = .policy(try PolicyConsent(path: path), path: path)
+            case .agent, .tty: consentMode = .agent(timeout: .milliseconds(Int64(agentTimeout * 1000)))
+            }
+        } catch let error as CommandLineError {
+            throw ValidationError(error.description)
         }
         var kioskConfiguration: KioskConfiguration?
         if kiosk {

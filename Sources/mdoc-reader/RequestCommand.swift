@@ -2,9 +2,9 @@ import ArgumentParser
 import BLEBlueZ
 import BLETransport
 import BlueZ
+import CommandLineSupport
 import Foundation
 import ISO18013
-import L2CAP
 import MdocCrypto
 import Presentation
 import ProximityReader
@@ -253,14 +253,10 @@ struct RequestCommand: AsyncParsableCommand {
     private func proximityReader(_ client: BlueZClient, plan: Plan, log: @escaping @Sendable (String) -> Void)
         -> ProximityReader
     {
-        var reader = ProximityReader(
-            client: BlueZMdocGattClient(
-                client: client, adapter: adapter, scanTimeout: plan.timeout, connectTimeout: plan.timeout, log: log),
-            server: BlueZMdocGattServer(
-                client: client, adapter: adapter, objectPath: "/org/mdocreader", localName: "mdoc reader"),
-            timeout: plan.timeout, log: log)
+        let roles = BlueZRoles.reader(client: client, adapter: adapter, timeout: plan.timeout, l2cap: l2cap, log: log)
+        var reader = ProximityReader(client: roles.client, server: roles.server, timeout: plan.timeout, log: log)
         reader.l2cap = l2cap
-        reader.l2capListener = { try L2CAPListener() }
+        reader.l2capListener = roles.l2capListener
         return reader
     }
 
@@ -322,7 +318,7 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     private static func warn(_ message: String) {
-        FileHandle.standardError.write(Data("mdoc-reader: \(message)\n".utf8))
+        Output.warn("mdoc-reader: \(message)")
     }
 
     /// Bad input or a transport failure: the message on standard error, exit code 2.
