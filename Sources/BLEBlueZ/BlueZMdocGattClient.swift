@@ -174,8 +174,9 @@ public actor BlueZMdocGattClient: MdocGattClient {
         }
         guard let psm else { return nil }
         let address = try BluetoothDeviceAddress(link.address, kind: link.randomAddress ? .leRandom : .lePublic)
-        log("opening an L2CAP channel to PSM \(psm)")
-        return try await L2CAPChannel.connect(to: address, psm: psm)
+        let channel = try await L2CAPChannel.connect(to: address, psm: psm)
+        log("L2CAP channel open to PSM \(psm) (send MTU \(channel.sendMTU))")
+        return channel
     }
 
     public func subscribe() async throws {

@@ -106,7 +106,6 @@ public struct ProximityReader: Sendable {
                 log("the holder offers no L2CAP PSM; using GATT")
                 return nil
             }
-            log("L2CAP channel open")
             return L2CAPMessageChannel(channel: socket, maximumMessageSize: MessageSizeLimit.response)
         } catch {
             log("L2CAP failed (\(error)); using GATT")

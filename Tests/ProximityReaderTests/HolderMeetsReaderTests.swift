@@ -116,6 +116,7 @@ struct HolderMeetsReaderTests {
         #expect(outcome.holder.mode?.rawValue == mode.rawValue)
         #expect(!outcome.holder.overL2CAP && !outcome.overL2CAP)
         #expect(outcome.holder.holderEnd == .readerEnded)
+        #expect(outcome.holder.endDescription == "the reader ended the session")
     }
 
     @Test(arguments: Mode.allCases)

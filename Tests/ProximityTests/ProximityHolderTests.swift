@@ -113,6 +113,15 @@ struct ProximityHolderTests {
         #expect(result.isSuccess)
     }
 
+    @Test func theSummarySaysTheReaderEndedWhenItsStateEndCameBeforeTheDisconnect() async throws {
+        let (result, _) = try await Self.present(try Setup()) { server, _ in
+            await server.readerSends(.written(.state, [0x02]))
+            await server.readerSends(.disconnected)
+        }
+        #expect(result.transportEnd == .peerEnded)
+        #expect(result.endDescription == "the reader ended the session (State end)")
+    }
+
     @Test func aDisconnectAfterTheResponseIsASuccess() async throws {
         let (result, verified) = try await Self.present(try Setup()) { server, _ in
             await server.readerSends(.disconnected)
