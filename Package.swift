@@ -153,7 +153,9 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "TestSupport"]),
         // In-memory GATT roles and L2CAP channels for the BLE tests of holder and reader.
-        .target(name: "BLETestSupport", dependencies: ["BLETransport"], path: "Tests/BLETestSupport"),
+        .target(
+            name: "BLETestSupport", dependencies: ["BLETransport", "MdocIssuer", "MdocCrypto", "Presentation"],
+            path: "Tests/BLETestSupport"),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "BLETestSupport"]),
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(

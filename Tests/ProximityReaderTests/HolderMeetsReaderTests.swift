@@ -25,31 +25,6 @@ struct HolderMeetsReaderTests {
         func decide(_ request: ConsentRequest) async -> ConsentDecision { .approveAll(request) }
     }
 
-    struct Setup {
-        let pki: TestPKI
-        let credential: PresentableCredential
-        init(portraitSize: Int) throws {
-            pki = try TestPKI.generate()
-            let key = try PrivateKey.generate(.p256)
-            let now = Date()
-            let issuerSigned = try MdocIssuer.issue(
-                docType: HolderMeetsReaderTests.mDL,
-                nameSpaces: [
-                    (
-                        HolderMeetsReaderTests.ns,
-                        [
-                            ("family_name", "Doe"), ("age_over_18", true),
-                            ("portrait", .bytes([0xFF, 0xD8] + SecureRandom.bytes(portraitSize) + [0xFF, 0xD9])),
-                        ]
-                    )
-                ], deviceKey: key.publicKey, documentSignerKey: pki.documentSignerKey,
-                documentSignerChain: [pki.documentSigner], validFrom: now.addingTimeInterval(-60),
-                validUntil: now.addingTimeInterval(3600))
-            credential = PresentableCredential(
-                id: "c", docType: HolderMeetsReaderTests.mDL, issuerSigned: issuerSigned, deviceKey: key)
-        }
-    }
-
     enum Mode: String, CaseIterable, Sendable {
         case peripheral, central
     }
@@ -65,7 +40,7 @@ struct HolderMeetsReaderTests {
     static func session(
         _ mode: Mode, l2cap: Bool = false, portraitSize: Int = 2000, mtu: Int? = 185
     ) async throws -> Outcome {
-        let setup = try Setup(portraitSize: portraitSize)
+        let setup = try TestMDL(portraitSize: portraitSize)
         let wire = InMemoryGattWire(mtu: mtu)
         let listener = InMemoryL2CAPListener(psm: 0x0081)
         if l2cap { await wire.route(listener) }
