@@ -228,24 +228,21 @@ struct RequestCommand: AsyncParsableCommand {
             Self.fail("\(error)")
         }
 
-        let received: ReaderConnection.Received
         do {
-            try await connection.send(establishment)
-            if let mtu = connection.mtu {
-                let fragmenter = try? MessageFragmenter(mtu: mtu)
-                log(
-                    "request sent: \(establishment.count) bytes in "
-                        + "\(fragmenter?.chunkCount(forMessageSize: establishment.count) ?? 0) chunks of at most "
-                        + "\(fragmenter?.chunkSize ?? 0) bytes")
-            } else {
-                log("request sent: \(establishment.count) bytes on the L2CAP channel")
+            switch try await connection.exchange(establishment, with: &reader, timeout: plan.timeout, log: log) {
+            case .response(let verified, _):
+                let result = ResultReport(verified, requireDocuments: true)
+                output(result)
+                return result.valid ? 0 : 1
+            case .noResponse(let how):
+                return report(sessionEnded: how)
+            case .unreadableResponse(let why):
+                Self.warn("the holder's response could not be read: \(why)")
+                return report(sessionEnded: "unreadable response (\(why))")
             }
-            received = try await connection.receive(timeout: plan.timeout)
         } catch {
-            await connection.close(sending: nil)
             Self.fail("\(error)")
         }
-        return await finish(received, reader: &reader, connection: connection, log: log)
     }
 
     /// The reader's side of the BLE session: the BlueZ GATT client (peripheral-server mode)
@@ -258,49 +255,6 @@ struct RequestCommand: AsyncParsableCommand {
         reader.l2cap = l2cap
         reader.l2capListener = roles.l2capListener
         return reader
-    }
-
-    /// Reads the holder's answer, ends the session, prints the result; returns the exit code.
-    private func finish(
-        _ received: ReaderConnection.Received, reader: inout ReaderSession, connection: ReaderConnection,
-        log: @Sendable (String) -> Void
-    ) async -> Int32 {
-        switch received {
-        case .holderEnded(let byState):
-            await connection.close(sending: nil)
-            if byState {
-                return report(sessionEnded: "the holder ended the session (State 0x02) without a response")
-            }
-            Self.fail(BLEReaderError.disconnected.description)
-        case .message(let message):
-            log("response received: \(message.count) bytes")
-            let event: ReaderEvent
-            do {
-                event = try reader.receive(message, at: Date())
-            } catch {
-                // Tell the holder why, then end (18013-5 9.1.1.4).
-                let status: SessionStatus =
-                    if case .sessionEncryption = error { .sessionEncryptionError } else { .cborDecodingError }
-                await connection.close(sending: SessionData(status: status).encoded)
-                Self.warn("the holder's response could not be read: \(error)")
-                return report(sessionEnded: "unreadable response (\(error))")
-            }
-            switch event {
-            case .response(let verified, _, let ended):
-                let terminated = await connection.close(sending: ended ? nil : reader.termination())
-                log(
-                    terminated
-                        ? "session ended (SessionData status 20), disconnected"
-                        : "the holder ended the session; disconnected")
-                let result = ResultReport(verified, requireDocuments: true)
-                output(result)
-                return result.valid ? 0 : 1
-            case .ended(let status):
-                await connection.close(sending: nil)
-                return report(
-                    sessionEnded: "the holder ended the session (SessionData status \(status)) without a response")
-            }
-        }
     }
 
     /// Prints a session that ended without a DeviceResponse; exit code 1.

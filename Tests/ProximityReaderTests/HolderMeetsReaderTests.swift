@@ -69,16 +69,14 @@ struct HolderMeetsReaderTests {
         var session = try ReaderSession(
             engagement: engagement, trustAnchors: [setup.pki.iaca],
             identity: ReaderIdentity(key: setup.pki.readerKey, chain: [setup.pki.reader]))
-        try await connection.send(try session.establishment(requesting: [request]))
-        guard case .message(let message) = try await connection.receive(timeout: .seconds(10)) else {
+        let establishment = try session.establishment(requesting: [request])
+        guard
+            case .response(let verified, let terminated) = try await connection.exchange(
+                establishment, with: &session, timeout: .seconds(10))
+        else {
             Issue.record("no response")
             throw CancellationError()
         }
-        guard case .response(let verified, _, let ended) = try session.receive(message, at: Date()) else {
-            Issue.record("not a response")
-            throw CancellationError()
-        }
-        let terminated = await connection.close(sending: ended ? nil : session.termination())
         #expect(terminated)
         return Outcome(holder: try await holderResult, verified: verified, overL2CAP: connection.overL2CAP)
     }
