@@ -30,26 +30,10 @@ extension CredentialStore {
         at time: Date = Date()
     ) throws(WalletError) -> String {
         let credential = try Self.checkSDJWT(compact, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time)
-        guard let deviceKeyPEM else { throw .deviceKeyMissing }
-        let deviceKey: PrivateKey
-        do {
-            deviceKey = try PrivateKey(pem: deviceKeyPEM)
-        } catch {
-            throw .deviceKeyUnreadable(reason: error.description)
-        }
+        let deviceKey = try Self.readDeviceKey(deviceKeyPEM)
         guard deviceKey.publicKey == credential.holderKey else { throw .sdJWTKeyMismatch(keyID: nil) }
-        let existing = try keys().first { $0.key.publicKeyDER == deviceKey.publicKey.subjectPublicKeyInfoDER }
-        let key: StoredKey
-        if let existing {
-            key = existing.key
-        } else {
-            do {
-                key = try secureAreas.defaultSecureArea().importKey(deviceKey, passphrase: secureAreas.passphrase)
-            } catch {
-                throw .secureArea(error)
-            }
-        }
-        return try storeSDJWT(credential, key: key, isNew: existing == nil)
+        let (key, isNew) = try keyForImport(deviceKey)
+        return try storeSDJWT(credential, key: key, isNew: isNew)
     }
 
     /// Imports an SD-JWT VC issued to the stored key `keyID` (the same checks).
