@@ -45,6 +45,16 @@ extension CredentialStore {
         return try store(checked, key: key, isNew: isNew)
     }
 
+    /// The stored key `id` and its public key (what an import by `--key` compares with).
+    func storedKeyWithPublicKey(id: String) throws(WalletError) -> (key: StoredKey, publicKey: PublicKey) {
+        let key = try storedKey(id: id)
+        do {
+            return (key, try key.publicKey())
+        } catch {
+            throw .secureArea(error)
+        }
+    }
+
     /// The device private key of an import, from its PEM.
     static func readDeviceKey(_ pem: String?) throws(WalletError) -> PrivateKey {
         guard let pem else { throw .deviceKeyMissing }
@@ -80,13 +90,7 @@ extension CredentialStore {
         at time: Date = Date()
     ) throws(WalletError) -> [String] {
         let file = try CredentialFile(bytes: fileBytes)
-        let key = try storedKey(id: keyID)
-        let publicKey: PublicKey
-        do {
-            publicKey = try key.publicKey()
-        } catch {
-            throw .secureArea(error)
-        }
+        let (key, publicKey) = try storedKeyWithPublicKey(id: keyID)
         let checked = try Self.checkAll(
             file, publicKey: publicKey, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time
         ) { n, docType in .keyDoesNotMatch(keyID: keyID, document: n, docType: docType) }

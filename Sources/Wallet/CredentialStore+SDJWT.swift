@@ -42,13 +42,7 @@ extension CredentialStore {
         compact: String, keyID: String, trustAnchors: [Certificate], verifyIssuer: Bool = true, at time: Date = Date()
     ) throws(WalletError) -> String {
         let credential = try Self.checkSDJWT(compact, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time)
-        let key = try storedKey(id: keyID)
-        let publicKey: PublicKey
-        do {
-            publicKey = try key.publicKey()
-        } catch {
-            throw .secureArea(error)
-        }
+        let (key, publicKey) = try storedKeyWithPublicKey(id: keyID)
         guard publicKey == credential.holderKey else { throw .sdJWTKeyMismatch(keyID: keyID) }
         return try storeSDJWT(credential, key: key, isNew: false)
     }
