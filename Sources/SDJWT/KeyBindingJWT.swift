@@ -34,21 +34,20 @@ public enum KeyBindingJWT {
         sign: ([UInt8]) throws -> [UInt8]
     ) throws(SDJWTError) -> String {
         guard presentation.hasSuffix("~") else { throw .keyBinding("the presentation does not end with ~") }
-        let header: JSONValue = ["alg": .string(algorithm.rawValue), "typ": .string(type)]
         let payload: JSONValue = [
             "iat": .number(binding.issuedAt.timeIntervalSince1970.rounded(.down)),
             "aud": .string(binding.audience),
             "nonce": .string(binding.nonce),
             "sd_hash": .string(hashAlgorithm.digest(ofASCII: presentation)),
         ]
-        let input = JOSEBase64URL.encode(header.serialized) + "." + JOSEBase64URL.encode(payload.serialized)
-        let signature: [UInt8]
         do {
-            signature = try sign(Array(input.utf8))
+            return presentation
+                + (try JWS.sign(payload: payload.serialized, header: ["typ": .string(type)], algorithm: algorithm) {
+                    try sign($0)
+                })
         } catch {
             throw .signing("\(error)")
         }
-        return presentation + input + "." + JOSEBase64URL.encode(signature)
     }
 
     /// Checks the Key Binding JWT of `sdJWT` against the key in the issuer-signed JWT's

@@ -37,28 +37,47 @@ extension CredentialStore {
         at time: Date = Date()
     ) throws(WalletError) -> [String] {
         let file = try CredentialFile(bytes: fileBytes)
-        guard let deviceKeyPEM else { throw .deviceKeyMissing }
-        let deviceKey: PrivateKey
-        do {
-            deviceKey = try PrivateKey(pem: deviceKeyPEM)
-        } catch {
-            throw .deviceKeyUnreadable(reason: error.description)
-        }
+        let deviceKey = try Self.readDeviceKey(deviceKeyPEM)
         let checked = try Self.checkAll(
             file, publicKey: deviceKey.publicKey, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time
         ) { n, docType in .deviceKeyMismatch(document: n, docType: docType) }
-        let existing = try keys().first { $0.key.publicKeyDER == deviceKey.publicKey.subjectPublicKeyInfoDER }
-        let key: StoredKey
-        if let existing {
-            key = existing.key
-        } else {
-            do {
-                key = try secureAreas.defaultSecureArea().importKey(deviceKey, passphrase: secureAreas.passphrase)
-            } catch {
-                throw .secureArea(error)
-            }
+        let (key, isNew) = try keyForImport(deviceKey)
+        return try store(checked, key: key, isNew: isNew)
+    }
+
+    /// The stored key `id` and its public key (what an import by `--key` compares with).
+    func storedKeyWithPublicKey(id: String) throws(WalletError) -> (key: StoredKey, publicKey: PublicKey) {
+        let key = try storedKey(id: id)
+        do {
+            return (key, try key.publicKey())
+        } catch {
+            throw .secureArea(error)
         }
-        return try store(checked, key: key, isNew: existing == nil)
+    }
+
+    /// The device private key of an import, from its PEM.
+    static func readDeviceKey(_ pem: String?) throws(WalletError) -> PrivateKey {
+        guard let pem else { throw .deviceKeyMissing }
+        do {
+            return try PrivateKey(pem: pem)
+        } catch {
+            throw .deviceKeyUnreadable(reason: error.description)
+        }
+    }
+
+    /// The stored key with `deviceKey`'s public key, or a new one in the default secure area
+    /// (`isNew`: its row is still to be written, with the credential).
+    func keyForImport(_ deviceKey: PrivateKey) throws(WalletError) -> (key: StoredKey, isNew: Bool) {
+        if let existing = try keys().first(where: {
+            $0.key.publicKeyDER == deviceKey.publicKey.subjectPublicKeyInfoDER
+        }) {
+            return (existing.key, false)
+        }
+        do {
+            return (try secureAreas.defaultSecureArea().importKey(deviceKey, passphrase: secureAreas.passphrase), true)
+        } catch {
+            throw .secureArea(error)
+        }
     }
 
     /// Imports every document of a file issued to the public key of the stored key `keyID`
@@ -71,13 +90,7 @@ extension CredentialStore {
         at time: Date = Date()
     ) throws(WalletError) -> [String] {
         let file = try CredentialFile(bytes: fileBytes)
-        let key = try storedKey(id: keyID)
-        let publicKey: PublicKey
-        do {
-            publicKey = try key.publicKey()
-        } catch {
-            throw .secureArea(error)
-        }
+        let (key, publicKey) = try storedKeyWithPublicKey(id: keyID)
         let checked = try Self.checkAll(
             file, publicKey: publicKey, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time
         ) { n, docType in .keyDoesNotMatch(keyID: keyID, document: n, docType: docType) }

@@ -30,26 +30,10 @@ extension CredentialStore {
         at time: Date = Date()
     ) throws(WalletError) -> String {
         let credential = try Self.checkSDJWT(compact, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time)
-        guard let deviceKeyPEM else { throw .deviceKeyMissing }
-        let deviceKey: PrivateKey
-        do {
-            deviceKey = try PrivateKey(pem: deviceKeyPEM)
-        } catch {
-            throw .deviceKeyUnreadable(reason: error.description)
-        }
+        let deviceKey = try Self.readDeviceKey(deviceKeyPEM)
         guard deviceKey.publicKey == credential.holderKey else { throw .sdJWTKeyMismatch(keyID: nil) }
-        let existing = try keys().first { $0.key.publicKeyDER == deviceKey.publicKey.subjectPublicKeyInfoDER }
-        let key: StoredKey
-        if let existing {
-            key = existing.key
-        } else {
-            do {
-                key = try secureAreas.defaultSecureArea().importKey(deviceKey, passphrase: secureAreas.passphrase)
-            } catch {
-                throw .secureArea(error)
-            }
-        }
-        return try storeSDJWT(credential, key: key, isNew: existing == nil)
+        let (key, isNew) = try keyForImport(deviceKey)
+        return try storeSDJWT(credential, key: key, isNew: isNew)
     }
 
     /// Imports an SD-JWT VC issued to the stored key `keyID` (the same checks).
@@ -58,13 +42,7 @@ extension CredentialStore {
         compact: String, keyID: String, trustAnchors: [Certificate], verifyIssuer: Bool = true, at time: Date = Date()
     ) throws(WalletError) -> String {
         let credential = try Self.checkSDJWT(compact, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time)
-        let key = try storedKey(id: keyID)
-        let publicKey: PublicKey
-        do {
-            publicKey = try key.publicKey()
-        } catch {
-            throw .secureArea(error)
-        }
+        let (key, publicKey) = try storedKeyWithPublicKey(id: keyID)
         guard publicKey == credential.holderKey else { throw .sdJWTKeyMismatch(keyID: keyID) }
         return try storeSDJWT(credential, key: key, isNew: false)
     }

@@ -302,7 +302,8 @@ extension CredentialStore {
                     """, [.text(id)]
                 ) { KeyRows.read($0) }.compactMap { $0 }
                 _ = try db.run("DELETE FROM credential_copies WHERE credential_id = ?", [.text(id)])
-                let changed = try db.run("DELETE FROM credentials WHERE id = ?", [.text(id)])
+                let changed =
+                    try db.run("DELETE FROM credentials WHERE id = ?", [.text(id)])
                     + db.run("DELETE FROM sd_jwt_credentials WHERE id = ?", [.text(id)])
                 var removed: [StoredKey] = []
                 for key in owned {

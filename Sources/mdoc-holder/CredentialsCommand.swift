@@ -76,50 +76,46 @@ struct CredentialsCommand: ParsableCommand {
             if noVerifyIssuer {
                 WalletCLI.warn("warning: importing without verifying the issuer (--no-verify-issuer)")
             }
-            let isNewStore = !FileManager.default.fileExists(atPath: store.resolvedPath)
-            if let compact = CredentialStore.sdJWTText(bytes) {
-                return try importSDJWT(compact, keyPEM: keyPEM, anchors: anchors, isNewStore: isNewStore)
-            }
+            let verify = !noVerifyIssuer
             let ids: [String]
-            if let keyID {
-                guard !isNewStore else {
-                    throw ValidationError(
-                        "--key \(keyID): there is no store at \(store.resolvedPath) yet, so no key of it either")
-                }
-                ids = try store.open().import(
-                    fileBytes: bytes, keyID: keyID, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
+            if let compact = CredentialStore.sdJWTText(bytes) {
+                ids = try importing(
+                    byKey: {
+                        [try $0.importSDJWT(compact: compact, keyID: $1, trustAnchors: anchors, verifyIssuer: verify)]
+                    },
+                    byPEM: {
+                        [
+                            try $0.importSDJWT(
+                                compact: compact, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: verify)
+                        ]
+                    })
             } else {
-                if isNewStore {
-                    // A new store is created only for an import that succeeds: every check runs
-                    // first on a store in memory (with a throw-away software area).
-                    try CredentialStore(path: ":memory:", secureAreas: .ephemeral()).import(
-                        fileBytes: bytes, deviceKeyPEM: keyPEM!, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
-                }
-                ids = try store.open().import(
-                    fileBytes: bytes, deviceKeyPEM: keyPEM!, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
+                ids = try importing(
+                    byKey: { try $0.import(fileBytes: bytes, keyID: $1, trustAnchors: anchors, verifyIssuer: verify) },
+                    byPEM: {
+                        try $0.import(
+                            fileBytes: bytes, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: verify)
+                    })
             }
             for id in ids { Output.line(id) }
         }
 
-        private func importSDJWT(_ compact: String, keyPEM: String?, anchors: [Certificate], isNewStore: Bool) throws {
-            let id: String
+        /// Imports with `--key` into the existing store, or with `--device-key`; a new store is
+        /// created only for an import that succeeds: every check runs first on a store in memory
+        /// (with a throw-away software area).
+        private func importing(
+            byKey: (CredentialStore, String) throws -> [String], byPEM: (CredentialStore) throws -> [String]
+        ) throws -> [String] {
+            let isNewStore = !FileManager.default.fileExists(atPath: store.resolvedPath)
             if let keyID {
                 guard !isNewStore else {
                     throw ValidationError(
                         "--key \(keyID): there is no store at \(store.resolvedPath) yet, so no key of it either")
                 }
-                id = try store.open().importSDJWT(
-                    compact: compact, keyID: keyID, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
-            } else {
-                if isNewStore {
-                    // As for mdocs: a new store is created only for an import that succeeds.
-                    try CredentialStore(path: ":memory:", secureAreas: .ephemeral()).importSDJWT(
-                        compact: compact, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
-                }
-                id = try store.open().importSDJWT(
-                    compact: compact, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: !noVerifyIssuer)
+                return try byKey(try store.open(), keyID)
             }
-            Output.line(id)
+            if isNewStore { _ = try byPEM(try CredentialStore(path: ":memory:", secureAreas: .ephemeral())) }
+            return try byPEM(try store.open())
         }
     }
 

@@ -181,14 +181,19 @@ struct StoreFileTests {
         try other.run("DELETE FROM history")
         // Readers go on (WAL)...
         #expect(try store.list().isEmpty)
-        // ...and a writer waits for the lock (busy timeout) instead of failing.
-        let importing = Task {
-            try store.import(
-                fileBytes: AnnexD.issuerSigned, deviceKeyPEM: keyPEM, trustAnchors: anchors, at: AnnexD.inValidity)
+        // ...and a writer waits for the lock (busy timeout) instead of failing. The other
+        // writer commits from a GCD thread: with the tests running in parallel on two cores,
+        // a Task's sleep can be held up for longer than the busy timeout while cooperative
+        // threads are blocked in SQLite, which made this test fail under load.
+        nonisolated(unsafe) let otherWriter = other
+        let committed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) {
+            try? otherWriter.execute("COMMIT")
+            committed.signal()
         }
-        try await Task.sleep(for: .milliseconds(300))
-        try other.execute("COMMIT")
-        let ids = try await importing.value
+        let ids = try store.import(
+            fileBytes: AnnexD.issuerSigned, deviceKeyPEM: keyPEM, trustAnchors: anchors, at: AnnexD.inValidity)
+        committed.wait()
         #expect(try store.list().map(\.id) == ids)
     }
 
