@@ -36,6 +36,16 @@ public actor BlueZMdocGattClient: MdocGattClient {
         let continuation: AsyncStream<MdocGattClientEvent>.Continuation
         var tasks: [Task<Void, Never>]
         var subscribed = false
+        var writePath = WritePath.untried
+    }
+
+    /// How Client2Server chunks leave: decided at the first chunk of each connection.
+    private enum WritePath {
+        case untried
+        /// `AcquireWrite`'s socket: one packet per Write Command, no D-Bus call per chunk.
+        case socket(GattWriteSocket)
+        /// `WriteValue` calls (the stack offers no `AcquireWrite`).
+        case writeValue
     }
 
     /// - Parameters:
@@ -205,16 +215,52 @@ public actor BlueZMdocGattClient: MdocGattClient {
     public func write(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
         guard let link else { throw MdocGattClientError.notConnected }
         switch characteristic {
-        case .state: try await link.state.write(value, type: .command)
-        case .client2Server: try await link.client2Server.write(value, type: .command)
+        case .state:
+            // A State write must not overtake Client2Server chunks still in the socket.
+            if case .socket(let socket) = link.writePath { await socket.waitUntilRead() }
+            try await link.state.write(value, type: .command)
+        case .client2Server:
+            if let socket = await writeSocket(link) {
+                if value.count <= socket.maximumValueSize {
+                    try await socket.send(value)
+                    return
+                }
+                await socket.waitUntilRead()
+            }
+            try await link.client2Server.write(value, type: .command)
         case .server2Client: throw BlueZError.invalidState("Server2Client is not written by the GATT client")
         }
+    }
+
+    /// The `AcquireWrite` socket of this connection's Client2Server, acquired at the first
+    /// chunk; nil when the stack offers none (then `WriteValue`, for the whole connection).
+    private func writeSocket(_ current: Link) async -> GattWriteSocket? {
+        switch current.writePath {
+        case .socket(let socket): return socket
+        case .writeValue: return nil
+        case .untried: break
+        }
+        let path: WritePath
+        do {
+            let socket = try await current.client2Server.acquireWrite()
+            log("Client2Server writes through the AcquireWrite socket (ATT MTU \(socket.mtu))")
+            path = .socket(socket)
+        } catch {
+            log("Client2Server writes through WriteValue (no AcquireWrite: \(error))")
+            path = .writeValue
+        }
+        // The link may have gone while BlueZ answered.
+        guard link?.device.path == current.device.path else { return nil }
+        link?.writePath = path
+        if case .socket(let socket) = path { return socket }
+        return nil
     }
 
     public func disconnect() async {
         guard let current = link else { return }
         link = nil
         for task in current.tasks { task.cancel() }
+        if case .socket(let socket) = current.writePath { socket.close() }
         if current.subscribed {
             await Self.bounded { try? await current.server2Client.stopNotifications() }
             await Self.bounded { try? await current.state.stopNotifications() }

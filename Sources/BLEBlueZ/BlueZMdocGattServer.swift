@@ -18,6 +18,7 @@ public actor BlueZMdocGattServer: MdocGattServer {
     private let client: BlueZClient
     private let adapterName: String
     private let notifyVia: NotifyPath
+    private let log: @Sendable (String) -> Void
     private let objectPath: String
     private let localName: String
     /// The characteristics of the session being served.
@@ -45,15 +46,21 @@ public actor BlueZMdocGattServer: MdocGattServer {
     ///   - objectPath: where the application and advertisement objects go
     ///     (`/org/mdocholder`, `/org/mdocreader`).
     ///   - localName: the advertised name.
+    ///   - notifyVia: ``NotifyPath/acquiredSocket`` (the default) exports `AcquireNotify`:
+    ///     bluetoothd then hands over a socket, and a client that only knows `StartNotify`
+    ///     (BlueZoo, older stacks) still gets `PropertiesChanged`, per connection.
+    ///   - log: hears how each reader subscribed (which path, the ATT MTU).
     public init(
-        client: BlueZClient, adapter: String, notifyVia: NotifyPath = .propertiesChanged,
-        objectPath: String = "/org/mdocholder", localName: String = "mdoc"
+        client: BlueZClient, adapter: String, notifyVia: NotifyPath = .acquiredSocket,
+        objectPath: String = "/org/mdocholder", localName: String = "mdoc",
+        log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.client = client
         self.adapterName = adapter
         self.notifyVia = notifyVia
         self.objectPath = objectPath
         self.localName = localName
+        self.log = log
     }
 
     public func start(_ service: MdocGattService) async throws -> AsyncStream<MdocGattEvent> {
@@ -142,6 +149,11 @@ public actor BlueZMdocGattServer: MdocGattServer {
 
     public func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
         guard let application, let uuids else { throw BlueZError.invalidState("the mdoc service is not registered") }
+        if characteristic == .state {
+            // State and Server2Client leave through two sockets that bluetoothd reads in any
+            // order: a State 0x02 must not overtake the last chunks of the response.
+            await application.waitUntilTaken(try Self.bluetoothUUID(uuids.server2Client))
+        }
         try await application.notify(try Self.bluetoothUUID(characteristic.uuid(in: uuids)), value)
     }
 
@@ -179,6 +191,12 @@ public actor BlueZMdocGattServer: MdocGattServer {
         case .notificationsStarted(let uuid, let request):
             guard let c = characteristics[uuid] else { return }
             seen(request)
+            if c == .server2Client {
+                let mtu = request.mtu.map { ", ATT MTU \($0)" } ?? ""
+                log(
+                    "Server2Client subscribed: notifications through "
+                        + (request.viaSocket ? "the AcquireNotify socket" : "PropertiesChanged") + mtu)
+            }
             continuation.yield(.subscribed(c))
         case .notificationsStopped(let uuid):
             guard let c = characteristics[uuid] else { return }

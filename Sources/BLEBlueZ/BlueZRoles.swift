@@ -14,12 +14,13 @@ public struct BlueZRoles: Sendable {
     public let l2capListener: (@Sendable () throws -> any MdocL2CAPListener)?
 
     /// The holder's roles on `adapter`. With `l2cap`, `warn` hears why L2CAP is not offered
-    /// when the kernel cannot.
+    /// when the kernel cannot; `log` hears how readers subscribe.
     public static func holder(
-        client: BlueZClient, adapter: String, l2cap: Bool, warn: (String) -> Void
+        client: BlueZClient, adapter: String, l2cap: Bool, warn: (String) -> Void,
+        log: @escaping @Sendable (String) -> Void = { _ in }
     ) -> BlueZRoles {
         BlueZRoles(
-            server: BlueZMdocGattServer(client: client, adapter: adapter),
+            server: BlueZMdocGattServer(client: client, adapter: adapter, log: log),
             client: BlueZMdocGattClient(client: client, adapter: adapter),
             l2capListener: l2cap ? listenerFactory(warn: warn) : nil)
     }
@@ -33,7 +34,7 @@ public struct BlueZRoles: Sendable {
         let listener: @Sendable () throws -> any MdocL2CAPListener = { try L2CAPListener() }
         return BlueZRoles(
             server: BlueZMdocGattServer(
-                client: client, adapter: adapter, objectPath: "/org/mdocreader", localName: "mdoc reader"),
+                client: client, adapter: adapter, objectPath: "/org/mdocreader", localName: "mdoc reader", log: log),
             client: BlueZMdocGattClient(
                 client: client, adapter: adapter, scanTimeout: timeout, connectTimeout: timeout, log: log),
             l2capListener: l2cap ? listener : nil)

@@ -152,6 +152,17 @@ public struct RemoteCharacteristic: Sendable {
             path, BlueZInterface.gattCharacteristic, "WriteValue", [.bytes(value), .properties(options)])
     }
 
+    /// `AcquireWrite`: a socket whose packets go out as Write Commands. Throws when BlueZ (or
+    /// the stack under it) does not offer one; `WriteValue` still works then.
+    public func acquireWrite() async throws -> GattWriteSocket {
+        let body = try await client.call(
+            path, BlueZInterface.gattCharacteristic, "AcquireWrite", [.properties([:])])
+        guard body.count == 2, let descriptor = body[0].fileDescriptorValue, let mtu = body[1].integerValue else {
+            throw BlueZError.unexpectedReply("AcquireWrite without (h, q)")
+        }
+        return try GattWriteSocket(descriptor, mtu: mtu)
+    }
+
     /// The `MTU` BlueZ reports for this characteristic's link, if any.
     public func mtu() async throws -> Int? {
         try? await client.property(path, BlueZInterface.gattCharacteristic, "MTU").integerValue

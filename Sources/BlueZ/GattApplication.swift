@@ -63,6 +63,14 @@ public final class GattApplication: Sendable {
         state.setValue(value)
     }
 
+    /// Returns once bluetoothd has read every notification written to `uuid`'s acquired
+    /// socket (at once for `StartNotify` subscriptions, whose notifications leave in bus
+    /// order). Notifications on two characteristics are ordered by waiting here in between:
+    /// bluetoothd queues what it has read for the link in the order it read it.
+    public func waitUntilTaken(_ uuid: BluetoothUUID) async {
+        await characteristics[uuid]?.notifySocket?.waitUntilRead()
+    }
+
     /// Sends a notification of `value` on `uuid` and returns once it has left this process:
     /// written to the acquired notify socket, or (`StartNotify` subscriptions) a
     /// `PropertiesChanged` of `Value` flushed to the bus. Throws

@@ -33,6 +33,14 @@ final class GattSocket: @unchecked Sendable {
         return (GattSocket(fd: fds[0], mtu: mtu), DBusFileDescriptor(taking: fds[1]))
     }
 
+    /// Our end of a socket BlueZ handed us (a client's `AcquireWrite`): a duplicate of
+    /// `descriptor`, non-blocking, owned here.
+    static func adopting(_ descriptor: DBusFileDescriptor, mtu: Int) throws -> GattSocket {
+        let fd = try descriptor.duplicate()
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        return GattSocket(fd: fd, mtu: mtu)
+    }
+
     private init(fd: Int32, mtu: Int) {
         self.fd = fd
         self.mtu = mtu
@@ -81,6 +89,19 @@ final class GattSocket: @unchecked Sendable {
             }
             close()
             throw BlueZError.invalidState("the notification socket failed: errno \(errno)")
+        }
+    }
+
+    /// Returns once the peer has read every packet sent (the socket's send queue is empty),
+    /// the socket closed, or `limit` passed (a peer that stopped reading).
+    func waitUntilRead(limit: Duration = .seconds(5)) async {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        while !lock.withLock({ $0 }), clock.now < deadline {
+            var queued: Int32 = 0
+            // SIOCOUTQ (= TIOCOUTQ) on a Unix socket: bytes sent and not yet read by the peer.
+            guard ioctl(fd, UInt(TIOCOUTQ), &queued) == 0, queued > 0 else { return }
+            try? await Task.sleep(for: .milliseconds(2))
         }
     }
 

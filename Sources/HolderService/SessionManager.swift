@@ -167,7 +167,7 @@ actor SessionManager {
             let log = log
             let made = BlueZRoles.holder(
                 client: client, adapter: adapter, l2cap: environment.configuration.proximity.l2cap,
-                warn: { log.warning("\(adapter): \($0)") })
+                warn: { log.warning("\(adapter): \($0)") }, log: { log.info("\(adapter): \($0)") })
             links[adapter] = made
             return made
         } catch {

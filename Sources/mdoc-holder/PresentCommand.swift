@@ -82,7 +82,7 @@ struct PresentCommand: AsyncParsableCommand {
         let options = proximity.options
         let roles = BlueZRoles.holder(
             client: try await BlueZClient.connect(), adapter: adapter, l2cap: options.l2cap,
-            warn: { WalletCLI.warn("mdoc-holder: \($0)") })
+            warn: { WalletCLI.warn("mdoc-holder: \($0)") }, log: { WalletCLI.warn("mdoc-holder: \($0)") })
         guard let deviceAuthMode = DeviceAuthMode(rawValue: deviceAuth) else {
             throw ValidationError("--device-auth must be signature or mac, not \(deviceAuth)")
         }

@@ -138,6 +138,9 @@ assert e["identifier"] == "portrait" and e["digestMatches"] and r["valid"], e
 assert "(100000 bytes)" in e["value"], e["value"]
 PY
 then ok; else ko "big: a 100 kB portrait arrives intact" "$tmp/big.reader.err"; fi
+# The fd path is the default: BlueZoo, like bluetoothd, takes AcquireNotify when offered.
+if grep -q 'Server2Client subscribed: notifications through the AcquireNotify socket' "$tmp/big.holder.err"; then ok
+else ko "big: Server2Client notifications went through the AcquireNotify socket" "$tmp/big.holder.err"; fi
 
 # 4. mdoc central-client mode: the reader serves the mdoc service (with its Ident) on hci1, the
 # holder scans for it on hci0, checks the Ident, subscribes and writes. Reader auth and

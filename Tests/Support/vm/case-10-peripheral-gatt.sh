@@ -34,4 +34,7 @@ check_json "$T/history.json" '
 assert len(r) == 1 and r[0]["decision"] == "sent" and r[0]["channel"] == "ble", r' ||
   fail "one history entry" "$T/history.json"
 ok "one history entry (ble, sent)"
+grep -q 'Server2Client subscribed: notifications through the AcquireNotify socket' "$T/holder.err" ||
+  fail "the holder's Server2Client notifications went through the AcquireNotify socket (the default)" "$T/holder.err"
+ok "the holder notified through bluetoothd's AcquireNotify socket"
 echo "info: reader run ${READER_SECONDS} s; $(grep -Eo 'ATT MTU [0-9]+( \(assumed\))?' "$T/reader.err" | head -n 1 || echo 'no MTU reported')"

@@ -47,4 +47,7 @@ check_json "$T/history.json" '
 assert len(r) == 1 and r[0]["decision"] == "sent" and r[0]["channel"] == "ble", r' ||
   fail "one history entry" "$T/history.json"
 ok "one history entry (ble, sent)"
+grep -q 'Server2Client subscribed: notifications through the AcquireNotify socket' "$T/reader.err" ||
+  fail "the reader's Server2Client notifications went through the AcquireNotify socket (the default)" "$T/reader.err"
+ok "the reader (GATT server in central-client mode) notified through bluetoothd's AcquireNotify socket"
 echo "info: central-client reader run ${READER_SECONDS} s; $(grep -Eo 'ATT MTU [0-9]+( \(assumed\))?' "$T/reader.err" | head -n 1 || echo 'no MTU reported')"
