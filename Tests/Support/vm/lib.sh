@@ -17,15 +17,19 @@ say() { echo "[$(elapsed)] $*"; }
 ok() { echo "ok: $*"; }
 
 # fail MESSAGE [FILE...]: reports the failure with the tail of each file, and exits.
+# (To stderr too when called in a $(...) capture, which would swallow stdout.)
 fail() {
-  echo "FAIL: $1"
-  shift
-  local f
-  for f in "$@"; do
-    [ -f "$f" ] || continue
-    echo "--- $(basename "$f") (last 25 lines)"
-    tail -n 25 "$f" | sed 's/^/  /'
-  done
+  local captured=$BASH_SUBSHELL
+  {
+    echo "FAIL: $1"
+    shift
+    local f
+    for f in "$@"; do
+      [ -f "$f" ] || continue
+      echo "--- $(basename "$f") (last 25 lines)"
+      tail -n 25 "$f" | sed 's/^/  /'
+    done
+  } | if [ "$captured" -gt 0 ]; then tee /dev/stderr; else cat; fi
   exit 1
 }
 
