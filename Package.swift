@@ -94,7 +94,7 @@ let package = Package(
             name: "HolderService",
             dependencies: [
                 "DBus", "BlueZ", "BLETransport", "Proximity", "Wallet", "Consent", "Presentation", "OnlineTransport",
-                "OpenID4VP", "ISO18013", "MdocCrypto", "QRCode", "SecureArea",
+                "OpenID4VP", "OpenID4VCI", "ISO18013", "MdocCrypto", "QRCode", "SecureArea",
             ]),
 
         // Executables.
@@ -157,7 +157,7 @@ let package = Package(
             name: "HolderServiceTests",
             dependencies: [
                 "HolderService", "DBus", "Consent", "Wallet", "Proximity", "Presentation", "BLETransport", "ISO18013",
-                "MdocCrypto", "TestSupport", "SecureArea",
+                "MdocCrypto", "TestSupport", "SecureArea", "OnlineTransport", "OpenID4VCI",
             ]),
         .testTarget(
             name: "OnlineTransportTests",

@@ -36,9 +36,12 @@ public struct ServiceConfiguration: Sendable {
     /// The adapter and mode of StartProximity when its options name none (and of the kiosk).
     public var defaultAdapter: String
     public var defaultMode: ProximityModeOption
-    /// Whether PresentOnline is allowed (`serve --online`; the unit's sandbox opens Internet
-    /// sockets only then).
+    /// Whether PresentOnline and ReceiveCredential are allowed (`serve --online`; the unit's
+    /// sandbox opens Internet sockets only then).
     public var online: Bool
+    /// The IACA (issuer root) certificates credentials received with ReceiveCredential must
+    /// chain to (`serve --trust-anchor`); none: ReceiveCredential is refused.
+    public var issuerTrust: [Certificate]
     /// Online presentation: who may sign requests, extra TLS roots.
     public var verifierTrust: VerifierTrustConfiguration
     public var tlsCAs: [Certificate]
@@ -53,8 +56,9 @@ public struct ServiceConfiguration: Sendable {
         holder: HolderConfiguration = HolderConfiguration(), defaultAdapter: String = "hci0",
         defaultMode: ProximityModeOption = .peripheral, online: Bool = false,
         verifierTrust: VerifierTrustConfiguration = VerifierTrustConfiguration(trustAnchors: []),
-        tlsCAs: [Certificate] = [], kiosk: KioskConfiguration? = nil
+        tlsCAs: [Certificate] = [], issuerTrust: [Certificate] = [], kiosk: KioskConfiguration? = nil
     ) {
+        self.issuerTrust = issuerTrust
         self.storePath = storePath
         self.busAddress = busAddress
         self.consent = consent

@@ -21,7 +21,10 @@ extension CredentialIssuance {
             throw .setup(error)
         }
         var flow = IssuanceFlow(
-            issuance: self, fetcher: fetcher, store: store, consent: AcceptingNothing(), transactionCode: { _ in nil },
+            issuance: self, fetcher: fetcher, store: store, consent: AcceptingNothing(),
+            transactionCode: { _ throws(CredentialIssuanceError) in
+                throw .transactionCodeUnavailable("a pending issuance is resumed without one")
+            },
             events: events)
         let result: Result<Outcome, CredentialIssuanceError>
         do {

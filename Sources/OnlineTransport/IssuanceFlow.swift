@@ -45,6 +45,12 @@ struct IssuanceFlow {
         let grant = offer.preAuthorizedCode
         // Without a pre-authorized code the authorization code flow is used, also when the
         // offer names no grant (OpenID4VCI section 4.1.1).
+        if grant == nil, !issuance.authorizationCodeFlow {
+            throw .protocolError(
+                .unsupported(
+                    "the offer has no pre-authorized code: it needs the authorization code flow (a browser), which is not offered here"
+                ))
+        }
         // 2. Metadata.
         let issuerHost = IssuerIdentifier.host(offer.credentialIssuer) ?? "-"
         guard
@@ -114,9 +120,13 @@ struct IssuanceFlow {
         }
 
         do {
+            let codeRequest = grant?.transactionCode.map {
+                TransactionCodeRequest(
+                    issuerName: issuerName, issuer: metadata.credentialIssuer, tlsHost: issuerHost, code: $0)
+            }
             return try await issue(
-                offer: offer, grant: grant, server: server, metadata: metadata, accepted: accepted, source: source,
-                issuerName: issuerName)
+                offer: offer, grant: grant, codeRequest: codeRequest, server: server, metadata: metadata,
+                accepted: accepted, source: source, issuerName: issuerName)
         } catch {
             // The history records an issuance that failed after consent (a refusal by our
             // checks is recorded where it happens, with its reason).
@@ -149,8 +159,9 @@ struct IssuanceFlow {
 
     /// Steps 4 to 6, after consent.
     private mutating func issue(
-        offer: CredentialOffer, grant: PreAuthorizedCodeGrant?, server: AuthorizationServerMetadata,
-        metadata: CredentialIssuerMetadata, accepted: [CredentialConfiguration], source: IssuanceSource,
+        offer: CredentialOffer, grant: PreAuthorizedCodeGrant?, codeRequest: TransactionCodeRequest?,
+        server: AuthorizationServerMetadata, metadata: CredentialIssuerMetadata, accepted: [CredentialConfiguration],
+        source: IssuanceSource,
         issuerName: String
     ) async throws(CredentialIssuanceError) -> CredentialIssuance.Outcome {
         // 4. The access token.
@@ -163,7 +174,7 @@ struct IssuanceFlow {
         }
         let token: TokenResponse
         if let grant {
-            token = try await preAuthorizedToken(grant, server: server)
+            token = try await preAuthorizedToken(grant, codeRequest: codeRequest, server: server)
         } else {
             token = try await authorizationCodeToken(
                 server: server, issuerState: offer.authorizationCode?.issuerState,
