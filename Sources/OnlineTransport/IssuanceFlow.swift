@@ -76,9 +76,11 @@ struct IssuanceFlow {
             guard let configuration = metadata.configurations[id] else {
                 throw .protocolError(.invalidOffer("the offered configuration \(id) is not in the issuer's metadata"))
             }
-            guard configuration.isMdoc else {
+            guard configuration.isReceivable else {
                 throw .protocolError(
-                    .unsupported("configuration \(id) has format \(configuration.format): only mso_mdoc is received"))
+                    .unsupported(
+                        "configuration \(id) has format \(configuration.format): only mso_mdoc configurations with a doctype and dc+sd-jwt ones with a vct are received"
+                    ))
             }
             if let algorithms = configuration.jwtProofAlgorithms, !algorithms.contains("ES256") {
                 throw .protocolError(.unsupported("configuration \(id) takes no ES256 jwt proof"))
@@ -114,7 +116,7 @@ struct IssuanceFlow {
         guard !accepted.isEmpty else {
             for configuration in configurations {
                 try? store.recordIssuance(
-                    from: source, docType: configuration.docType ?? configuration.id, decision: .declined)
+                    from: source, docType: configuration.credentialType, decision: .declined)
             }
             return CredentialIssuance.Outcome(result: .declined, issuerName: issuerName)
         }
@@ -134,7 +136,7 @@ struct IssuanceFlow {
             } else {
                 for configuration in accepted {
                     try? store.recordIssuance(
-                        from: source, docType: configuration.docType ?? configuration.id,
+                        from: source, docType: configuration.credentialType,
                         decision: .failed(reason: Self.historyReason(error)))
                 }
             }
@@ -190,7 +192,7 @@ struct IssuanceFlow {
         var pending: [String] = []
         for configuration in accepted {
             switch try await receive(configuration, metadata: metadata, token: token, source: source) {
-            case .stored(let id): ids.append(id)
+            case .stored(let stored): ids.append(contentsOf: stored)
             case .pending(let id): pending.append(id)
             }
         }
