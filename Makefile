@@ -4,7 +4,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PREFIX ?= /usr/local
 
-.PHONY: deps test-deps build test demo bench bench-ble fuzz fixtures format lint clean install uninstall
+.PHONY: deps test-deps build test demo bench bench-ble fuzz fixtures format lint clean install install-completions-and-manuals uninstall
 
 deps:
 	Tests/Support/install-deps.sh build
@@ -86,6 +86,11 @@ HOLDER_GROUP ?= mdoc-holder
 bindir ?= $(PREFIX)/bin
 datadir ?= $(PREFIX)/share
 docdir ?= $(datadir)/doc/mdoc-holder
+mandir ?= $(datadir)/man
+# Where bash-completion, zsh and fish look for completions of installed commands.
+bashcompletiondir ?= $(datadir)/bash-completion/completions
+zshcompletiondir ?= $(datadir)/zsh/site-functions
+fishcompletiondir ?= $(datadir)/fish/vendor_completions.d
 sysconfdir ?= /etc
 # systemd and udev read /usr/local/lib/... as well as /usr/lib/... (systemd-analyze
 # unit-paths; udev's rules directories), so these follow PREFIX.
@@ -115,9 +120,30 @@ subst_install = install -d -m 0755 "$(DESTDIR)$(dir $(2))" && $(SUBST) "$(1)" >"
 .build/release/mdoc-holder .build/release/mdoc-reader: | deps
 	$(SWIFT) build -c release --product $(notdir $@)
 
+# The argument parser's manual generator (the tool behind its GenerateManual plugin, built
+# alone: the plugin would build every product in release first).
+GENERATE_MANUAL = .build/debug/generate-manual
+$(GENERATE_MANUAL): | deps
+	$(SWIFT) build --product generate-manual
+
+# Shell completions (bash, zsh, fish) and a man page for each installed command, generated
+# from the binaries themselves (swift-argument-parser).
+install-completions-and-manuals: $(BIN_DIR)/mdoc-holder $(BIN_DIR)/mdoc-reader $(GENERATE_MANUAL)
+	install -d -m 0755 "$(DESTDIR)$(bashcompletiondir)" "$(DESTDIR)$(zshcompletiondir)" \
+	  "$(DESTDIR)$(fishcompletiondir)" "$(DESTDIR)$(mandir)/man1"
+	for c in mdoc-holder mdoc-reader; do \
+	  "$(BIN_DIR)/$$c" --generate-completion-script bash >"$(DESTDIR)$(bashcompletiondir)/$$c" && \
+	  "$(BIN_DIR)/$$c" --generate-completion-script zsh >"$(DESTDIR)$(zshcompletiondir)/_$$c" && \
+	  "$(BIN_DIR)/$$c" --generate-completion-script fish >"$(DESTDIR)$(fishcompletiondir)/$$c.fish" && \
+	  chmod 0644 "$(DESTDIR)$(bashcompletiondir)/$$c" "$(DESTDIR)$(zshcompletiondir)/_$$c" \
+	    "$(DESTDIR)$(fishcompletiondir)/$$c.fish" && \
+	  "$(GENERATE_MANUAL)" "$(BIN_DIR)/$$c" --output-directory "$(DESTDIR)$(mandir)/man1" && \
+	  chmod 0644 "$(DESTDIR)$(mandir)/man1/$$c.1" || exit 1; \
+	done
+
 # The environment file in $(sysconfdir)/default is configuration: installed once, never
 # overwritten.
-install: $(BIN_DIR)/mdoc-holder $(BIN_DIR)/mdoc-reader
+install: $(BIN_DIR)/mdoc-holder $(BIN_DIR)/mdoc-reader install-completions-and-manuals
 	@case "$(SERVICE_USER)$(HOLDER_GROUP)" in *[!A-Za-z0-9_.-]*) echo "SERVICE_USER and HOLDER_GROUP: letters, digits, _ . - only" >&2; exit 1;; esac
 	install -d -m 0755 "$(DESTDIR)$(bindir)"
 	install -m 0755 "$(BIN_DIR)/mdoc-holder" "$(BIN_DIR)/mdoc-reader" "$(DESTDIR)$(bindir)/"
@@ -157,5 +183,9 @@ uninstall:
 	  "$(DESTDIR)$(dbussystemservicedir)/org.mdocholder.service" \
 	  "$(DESTDIR)$(dbusinterfacesdir)/org.mdocholder.Holder1.xml" "$(DESTDIR)$(dbusinterfacesdir)/org.mdocholder.ConsentAgent1.xml" \
 	  "$(DESTDIR)$(udevrulesdir)/90-mdoc-holder.rules"
+	for c in mdoc-holder mdoc-reader; do \
+	  rm -f "$(DESTDIR)$(bashcompletiondir)/$$c" "$(DESTDIR)$(zshcompletiondir)/_$$c" \
+	    "$(DESTDIR)$(fishcompletiondir)/$$c.fish" "$(DESTDIR)$(mandir)/man1/$$c.1"; \
+	done
 	rm -rf "$(DESTDIR)$(docdir)"
 	-rmdir "$(DESTDIR)$(snippetdir)" "$(DESTDIR)$(datadir)/mdoc-holder" 2>/dev/null

@@ -62,11 +62,19 @@ let package = Package(
         .target(
             name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation", "SecureArea", "SDJWT"]),
         .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
-        // ISO 18013-5 BLE: message framing and the GATT roles, over the BlueZ client.
-        .target(name: "BLETransport", dependencies: ["BlueZ", "DBus", "L2CAP"]),
+        // ISO 18013-5 BLE without I/O: chunking, the session state machine of both GATT roles,
+        // Ident, L2CAP framing, message channels, and the seams (GATT server and client roles,
+        // L2CAP channels) the BlueZ implementations fill. Imports no D-Bus.
+        .target(name: "BLETransport"),
+        // The GATT server and client roles and L2CAP sockets on BlueZ, shared by holder and
+        // reader (each role parameterised by the mode's UUIDs and characteristics).
+        .target(name: "BLEBlueZ", dependencies: ["BLETransport", "BlueZ", "DBus", "L2CAP"]),
         // The holder's proximity loop: a GATT server seam, BLE framing, the holder engine, consent.
         .target(
             name: "Proximity", dependencies: ["BLETransport", "Presentation", "Consent", "ISO18013", "MdocCrypto"]),
+        // The reader's proximity loop: the BLE mode from the engagement, a message channel in
+        // either mode, the reader engine.
+        .target(name: "ProximityReader", dependencies: ["BLETransport", "Presentation", "ISO18013", "MdocCrypto"]),
         // Online presentation: JOSE over MdocCrypto, OpenID4VP 1.0 requests, DCQL, responses.
         .target(name: "JOSE", dependencies: ["MdocCrypto"]),
         // SD-JWT (RFC 9901): Disclosures, processing, presentations with a Key Binding JWT.
@@ -93,33 +101,42 @@ let package = Package(
         .target(
             name: "HolderService",
             dependencies: [
-                "DBus", "BlueZ", "BLETransport", "Proximity", "Wallet", "Consent", "Presentation", "OnlineTransport",
-                "OpenID4VP", "OpenID4VCI", "ISO18013", "MdocCrypto", "QRCode", "SecureArea",
+                "DBus", "BlueZ", "BLETransport", "BLEBlueZ", "Proximity", "Wallet", "Consent", "Presentation",
+                "OnlineTransport", "OpenID4VP", "OpenID4VCI", "ISO18013", "MdocCrypto", "QRCode", "SecureArea",
             ]),
+
+        // What the command-line tools share: certificate files (PEM or DER), --consent,
+        // unbuffered output.
+        .target(name: "CommandLineSupport", dependencies: ["MdocCrypto", "BoundedFile"]),
 
         // Executables.
         .executableTarget(
             name: "mdoc-holder",
             dependencies: [
                 "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
-                "BLETransport", "BlueZ", "L2CAP", "HolderService", "SecureArea", "BoundedFile",
+                "BLETransport", "BLEBlueZ", "BlueZ", "HolderService", "SecureArea", "BoundedFile", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-reader",
             dependencies: [
-                "ISO18013", "Presentation", "BlueZ", "BLETransport", "L2CAP",
+                "ISO18013", "Presentation", "MdocCrypto", "BlueZ", "BLETransport", "BLEBlueZ", "L2CAP",
+                "ProximityReader",
+                "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-issuer",
-            dependencies: ["MdocIssuer", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "MdocIssuer", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .executableTarget(
             name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode", "SecureArea"]),
         .executableTarget(
             name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer", "SecureArea", "JOSE"]),
         // BLE figures through a real bluetoothd (in the BlueZ VM: `make bench-ble`).
-        .executableTarget(name: "BLEBenchmarks", dependencies: ["BlueZ", "DBus", "BLETransport", "ISO18013"]),
+        .executableTarget(
+            name: "BLEBenchmarks", dependencies: ["BlueZ", "DBus", "BLETransport", "BLEBlueZ", "ISO18013"]),
         // Fuzz targets for every decoder of outside bytes (docs/fuzzing.md).
         .executableTarget(
             name: "CBORFuzzer",
@@ -144,9 +161,21 @@ let package = Package(
         .testTarget(name: "MdocIssuerTests", dependencies: ["MdocIssuer", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "TestSupport"]),
-        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
+        // In-memory GATT roles and L2CAP channels for the BLE tests of holder and reader.
+        .target(
+            name: "BLETestSupport", dependencies: ["BLETransport", "MdocIssuer", "MdocCrypto", "Presentation"],
+            path: "Tests/BLETestSupport"),
+        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "BLETestSupport"]),
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
-        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "MdocIssuer", "TestSupport"]),
+        .testTarget(
+            name: "ProximityTests",
+            dependencies: ["Proximity", "BLETransport", "BLETestSupport", "MdocIssuer", "TestSupport"]),
+        .testTarget(
+            name: "ProximityReaderTests",
+            dependencies: [
+                "ProximityReader", "Proximity", "BLETransport", "BLETestSupport", "Presentation", "ISO18013",
+                "MdocIssuer", "MdocCrypto", "TestSupport",
+            ]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
         .testTarget(name: "SDJWTTests", dependencies: ["SDJWT", "JOSE", "MdocCrypto", "TestSupport"]),
         .testTarget(

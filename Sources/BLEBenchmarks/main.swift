@@ -8,6 +8,7 @@
 //   3. process start to the engagement URI printed by `mdoc-holder present --qr uri`.
 // Usage: mdoc-ble-benchmarks [--bytes N] [--runs N] [--server hci0] [--client hci1]
 //        [--holder PATH --store PATH --policy PATH] [--qr-runs N]
+import BLEBlueZ
 import BLETransport
 import BlueZ
 import DBus

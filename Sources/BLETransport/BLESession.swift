@@ -1,46 +1,52 @@
-/// One BLE connection of the holder, without I/O: GATT events in, chunks, State values,
-/// reader messages and the end of the session out (ISO 18013-5 8.3.3.1.1).
+/// One BLE connection, without I/O, for either side and either GATT role: GATT events in,
+/// chunks, State values, the peer's messages and the end of the session out (ISO 18013-5
+/// 8.3.3.1.1).
 ///
 /// The GATT layer feeds ``BLESessionEvent``s through ``handle(_:)`` and carries out the
 /// returned ``BLESessionOutput``s in order; the presentation engine gets the messages and
 /// hands back its own through ``BLESessionEvent/send(_:)``.
 ///
-/// Peripheral-server mode (the holder serves the GATT service): the reader subscribes to
-/// Server2Client and writes State 0x01; then its messages arrive as Client2Server chunks and
-/// ours leave as Server2Client notifications, one at a time.
+/// GATT server role (the holder in mdoc peripheral-server mode, the reader in mdoc
+/// central-client mode): the client subscribes to Server2Client and writes State 0x01; then
+/// its messages arrive as Client2Server chunks and ours leave as Server2Client
+/// notifications, one at a time.
 ///
-/// Central-client mode (the reader serves it): the holder reads the reader's Ident and
+/// GATT client role (the holder in central-client mode, the reader in peripheral-server
+/// mode): with an expected Ident (the holder) the client reads the server's Ident and
 /// compares it with the value derived from its engagement before anything else; only on a
-/// match does it subscribe, write State 0x01 and exchange messages (reader → holder as
-/// Server2Client notifications, holder → reader as Client2Server writes).
+/// match does it subscribe. Once subscribed it writes State 0x01 and exchanges messages
+/// (server → client as Server2Client notifications, client → server as Client2Server
+/// writes).
 ///
-/// Either side ends with State 0x02, or the connection drops. No reader message is ever
+/// Either side ends with State 0x02, or the connection drops. No message of the peer is ever
 /// delivered before the session started, and nothing is sent before it started.
 public struct BLESession: Sendable {
-    /// Which side serves the GATT service.
-    public enum Mode: Sendable, Hashable {
-        /// The holder is the GATT server (peripheral) and the reader the client.
-        case peripheralServer
-        /// The holder is the GATT client (central); the reader's Ident must equal
-        /// `expectedIdent`, derived by the caller from the engagement's EDeviceKeyBytes.
-        case centralClient(expectedIdent: BLEIdent)
+    /// Which GATT role this side plays.
+    public enum Role: Sendable, Hashable {
+        /// This side serves the mdoc GATT service.
+        case gattServer
+        /// This side is the GATT client. With `expectedIdent` (the holder in central-client
+        /// mode, derived from its engagement's EDeviceKeyBytes) the server's Ident must
+        /// match before the session starts; without (the reader), the session starts once
+        /// subscribed.
+        case gattClient(expectedIdent: BLEIdent?)
     }
 
     /// Where the session is.
     public enum State: Sendable, Hashable {
-        /// Central-client: waiting for the reader's Ident.
+        /// GATT client with an expected Ident: waiting for the server's Ident.
         case awaitingIdent
-        /// Peripheral-server: waiting for the reader's State 0x01. Central-client: Ident
-        /// verified, waiting for our subscription.
+        /// GATT server: waiting for the client's State 0x01. GATT client: waiting for our
+        /// subscription (after the Ident matched, when one is expected).
         case awaitingStart
         /// Messages flow both ways.
         case active
-        /// The holder asked to end: queued messages drain, then State 0x02.
+        /// This side asked to end: queued messages drain, then State 0x02.
         case ending
         case ended(BLESessionEndReason)
     }
 
-    public let mode: Mode
+    public let role: Role
     public private(set) var state: State
     /// Whether chunks may be sent (notifications enabled).
     public private(set) var isSubscribed = false
@@ -50,18 +56,18 @@ public struct BLESession: Sendable {
     /// - Parameters:
     ///   - mtu: the ATT MTU if already known; feed ``BLESessionEvent/mtuChanged(_:)`` when it
     ///     becomes known. 23 (the ATT minimum) is always safe but slow.
-    ///   - maximumMessageSize: the largest reader message accepted.
+    ///   - maximumMessageSize: the largest message of the peer accepted
+    ///     (``MessageSizeLimit``).
     /// - Throws: ``BLETransportError/invalidMTU(_:)``.
-    public init(
-        mode: Mode, mtu: Int = MessageFragmenter.minimumMTU,
-        maximumMessageSize: Int = MessageAssembler.defaultMaximumMessageSize
-    ) throws(BLETransportError) {
-        self.mode = mode
+    public init(role: Role, mtu: Int = MessageFragmenter.minimumMTU, maximumMessageSize: Int)
+        throws(BLETransportError)
+    {
+        self.role = role
         self.sender = NotificationSender(fragmenter: try MessageFragmenter(mtu: mtu))
         self.assembler = MessageAssembler(maximumMessageSize: maximumMessageSize)
-        switch mode {
-        case .peripheralServer: state = .awaitingStart
-        case .centralClient: state = .awaitingIdent
+        switch role {
+        case .gattServer, .gattClient(expectedIdent: nil): state = .awaitingStart
+        case .gattClient: state = .awaitingIdent
         }
     }
 
@@ -81,7 +87,7 @@ public struct BLESession: Sendable {
     /// The outgoing transfer's progress.
     public var progress: TransferProgress { sender.progress }
 
-    /// Whether messages of the holder wait to be sent or are being sent (a reader that never
+    /// Whether messages of ours wait to be sent or are being sent (a peer that never
     /// subscribes keeps them waiting).
     public var hasPendingOutput: Bool { !sender.isIdle }
 
@@ -122,19 +128,19 @@ public struct BLESession: Sendable {
     // MARK: - Start
 
     private mutating func identRead(_ value: [UInt8]?) -> [BLESessionOutput] {
-        guard case .centralClient(let expected) = mode, state == .awaitingIdent else { return [] }
-        guard let value else { return finish(.protocolError(.readerIdentMissing)) }
-        guard expected.matches(value) else { return finish(.protocolError(.readerIdentMismatch)) }
+        guard case .gattClient(let expected?) = role, state == .awaitingIdent else { return [] }
+        guard let value else { return finish(.protocolError(.identMissing)) }
+        guard expected.matches(value) else { return finish(.protocolError(.identMismatch)) }
         state = .awaitingStart
-        var outputs: [BLESessionOutput] = [.readerIdentVerified]
+        var outputs: [BLESessionOutput] = [.identVerified]
         if isSubscribed { outputs += start() }
         return outputs
     }
 
     private mutating func subscribe() -> [BLESessionOutput] {
         isSubscribed = true
-        switch (mode, state) {
-        case (.centralClient, .awaitingStart):
+        switch (role, state) {
+        case (.gattClient, .awaitingStart):
             return start()
         case (_, .active), (_, .ending):
             return sendNextChunk()
@@ -143,7 +149,7 @@ public struct BLESession: Sendable {
         }
     }
 
-    /// Central-client: we write State 0x01 once subscribed.
+    /// GATT client: we write State 0x01 once subscribed.
     private mutating func start() -> [BLESessionOutput] {
         state = .active
         return [.sendState(.start), .sessionStarted] + sendNextChunk()
@@ -152,10 +158,10 @@ public struct BLESession: Sendable {
     private mutating func stateReceived(_ value: [UInt8]) -> [BLESessionOutput] {
         switch BLEStateValue(value: value) {
         case .end:
-            return finish(.readerEnded)
+            return finish(.peerEnded)
         case .start:
             // Only the GATT client starts; a repeated start is harmless.
-            guard mode == .peripheralServer, state == .awaitingStart else { return [] }
+            guard role == .gattServer, state == .awaitingStart else { return [] }
             state = .active
             return [.sessionStarted] + sendNextChunk()
         case nil:
@@ -171,7 +177,7 @@ public struct BLESession: Sendable {
         case .awaitingIdent, .awaitingStart:
             return finish(.protocolError(.dataBeforeStart))
         case .ending, .ended:
-            // The holder is ending: nothing the reader sends matters now.
+            // This side is ending: nothing the peer sends matters now.
             return []
         case .active:
             do {
@@ -201,7 +207,7 @@ public struct BLESession: Sendable {
         var outputs: [BLESessionOutput] = [.progress(sender.progress)]
         outputs += sendNextChunk()
         if state == .ending, sender.isIdle {
-            outputs += finish(.holderEnded)
+            outputs += finish(.localEnded)
         }
         return outputs
     }
@@ -217,29 +223,29 @@ public struct BLESession: Sendable {
     private mutating func end() -> [BLESessionOutput] {
         switch state {
         case .awaitingIdent, .awaitingStart:
-            return finish(.holderEnded)
+            return finish(.localEnded)
         case .active:
             guard sender.isIdle else {
                 state = .ending
                 return []
             }
-            return finish(.holderEnded)
+            return finish(.localEnded)
         case .ending, .ended:
             return []
         }
     }
 
-    /// Ends the session. State 0x02 goes to the reader when the session had started and the
-    /// holder ends it (by choice or on a protocol error); not when the reader ended it or the
-    /// link is gone, and never before the session started (so never to a reader whose Ident
+    /// Ends the session. State 0x02 goes to the peer when the session had started and this
+    /// side ends it (by choice or on a protocol error); not when the peer ended it or the
+    /// link is gone, and never before the session started (so never to a server whose Ident
     /// did not match).
     private mutating func finish(_ reason: BLESessionEndReason) -> [BLESessionOutput] {
         var outputs: [BLESessionOutput] = []
         let started = state == .active || state == .ending
         switch reason {
-        case .holderEnded, .protocolError:
+        case .localEnded, .protocolError:
             if started { outputs.append(.sendState(.end)) }
-        case .readerEnded, .disconnected, .disconnectedAfterResponse:
+        case .peerEnded, .disconnected, .disconnectedAfterResponse:
             break
         }
         let interrupted: TransferProgress? = sender.isIdle ? nil : sender.cancel()

@@ -13,11 +13,12 @@ public enum BLETransportError: Error, Sendable, Hashable, CustomStringConvertibl
     case messageTooLarge(size: Int, limit: Int)
     /// A message chunk arrived before the session was started (State 0x01), in either mode.
     case dataBeforeStart
-    /// Central-client mode: the reader's Ident characteristic does not hold the value
-    /// derived from our engagement, so this is not the reader that scanned our QR code.
-    case readerIdentMismatch
-    /// Central-client mode: the reader's service has no readable Ident characteristic.
-    case readerIdentMissing
+    /// GATT client (the holder in central-client mode): the server's Ident characteristic
+    /// does not hold the value derived from our engagement, so this is not the reader that
+    /// scanned our QR code.
+    case identMismatch
+    /// GATT client (the holder in central-client mode): the server has no readable Ident.
+    case identMissing
 
     public var description: String {
         switch self {
@@ -27,8 +28,8 @@ public enum BLETransportError: Error, Sendable, Hashable, CustomStringConvertibl
         case .messageTooLarge(let size, let limit):
             return "a message of at least \(size) bytes exceeds the limit of \(limit) bytes"
         case .dataBeforeStart: return "message data arrived before the session was started (State 0x01)"
-        case .readerIdentMismatch: return "the reader's Ident does not match our engagement"
-        case .readerIdentMissing: return "the reader offers no Ident characteristic"
+        case .identMismatch: return "the reader's Ident does not match our engagement"
+        case .identMissing: return "the reader offers no Ident characteristic"
         }
     }
 }

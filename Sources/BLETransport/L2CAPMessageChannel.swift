@@ -1,35 +1,77 @@
 /// 18013-5 messages over an L2CAP channel: each sent as one ``L2CAPFraming`` frame, each
-/// received when its frame is complete (``L2CAPMessageDecoder``). A zero-length frame is the
-/// peer ending the session (SpruceID sends one); it is returned as an empty message for the
-/// caller to treat as such.
-public actor L2CAPMessageChannel {
+/// received when its frame is complete (``L2CAPMessageDecoder``). There is no State on L2CAP:
+/// a zero-length frame is the peer ending the session (SpruceID sends one), and this side
+/// ends by closing the channel.
+public actor L2CAPMessageChannel: MessageChannel {
     public let channel: any MdocL2CAPChannel
     private var decoder: L2CAPMessageDecoder
-    private var ready: [[UInt8]] = []
+    private let inbox = MessageInbox()
+    private var pump: Task<Void, Never>?
+    private var messagesSent = 0
+    private var closed = false
 
-    public init(channel: any MdocL2CAPChannel, maximumMessageSize: Int = MessageAssembler.defaultMaximumMessageSize) {
+    /// - Parameter maximumMessageSize: the largest message of the peer (``MessageSizeLimit``).
+    public init(channel: any MdocL2CAPChannel, maximumMessageSize: Int) {
         self.channel = channel
         decoder = L2CAPMessageDecoder(maximumMessageSize: maximumMessageSize)
     }
 
     /// Sends one message as one frame.
     public func send(_ message: [UInt8]) async throws {
+        guard !closed else { throw MessageChannelError.closed }
         try await channel.send(try L2CAPFraming.frame(message))
+        messagesSent += 1
     }
 
-    /// The next complete message.
-    ///
-    /// - Throws: what the channel throws once closed, or
-    ///   ``BLETransportError/messageTooLarge(size:limit:)`` (then close the channel).
-    public func receive() async throws -> [UInt8] {
-        while ready.isEmpty {
-            ready += try decoder.append(try await channel.receive())
+    /// The next message; `.closed` for a zero-length frame (``BLESessionEndReason/peerEnded``),
+    /// a frame over the limit (``BLESessionEndReason/protocolError(_:)``, the channel then
+    /// closed) or the channel closing (a disconnect, after a response when one of ours went
+    /// out).
+    public func receive(timeout: Duration?) async -> MessageChannelEvent? {
+        if pump == nil {
+            pump = Task { [weak self] in
+                while let self, await self.readFrame() {}
+            }
         }
-        return ready.removeFirst()
+        return await inbox.next(timeout: timeout)
+    }
+
+    /// Reads one piece of the stream; false once the channel is done.
+    private func readFrame() async -> Bool {
+        let bytes: [UInt8]
+        do {
+            bytes = try await channel.receive()
+        } catch {
+            await end(messagesSent > 0 ? .disconnectedAfterResponse : .disconnected)
+            return false
+        }
+        do {
+            for message in try decoder.append(bytes) {
+                if message.isEmpty {
+                    await end(.peerEnded)
+                    return false
+                }
+                await inbox.deliver(.message(message))
+            }
+            return true
+        } catch {
+            await end(.protocolError(error))
+            return false
+        }
+    }
+
+    private func end(_ reason: BLESessionEndReason) async {
+        await inbox.deliver(.closed(reason))
+        close()
     }
 
     /// Whether the channel closed in the middle of a frame.
     public var isMidMessage: Bool { decoder.isMidMessage }
 
-    public func close() { channel.close() }
+    /// Closes the channel; a waiting receive gets `.closed`.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        channel.close()
+    }
 }

@@ -11,7 +11,8 @@ public struct L2CAPMessageDecoder: Sendable {
     private var expected: Int?
     private var body: [UInt8] = []
 
-    public init(maximumMessageSize: Int = MessageAssembler.defaultMaximumMessageSize) {
+    /// - Parameter maximumMessageSize: see ``MessageSizeLimit``.
+    public init(maximumMessageSize: Int) {
         precondition(maximumMessageSize >= 0, "a negative message size limit")
         self.maximumMessageSize = maximumMessageSize
     }

@@ -1,13 +1,12 @@
-/// What the holder's GATT client learns about the reader's mdoc service in mdoc
-/// central-client mode (the reader is the GATT server).
+/// What the GATT client learns about the server's mdoc service.
 public enum MdocGattClientEvent: Sendable, Hashable {
-    /// A notification from the reader: State, or one Server2Client chunk.
+    /// A notification from the server: State, or one Server2Client chunk.
     case notified(MdocCharacteristic, [UInt8])
-    /// The connection to the reader is gone.
+    /// The connection to the server is gone.
     case disconnected
 }
 
-/// One connection to a reader's mdoc service.
+/// One connection to the other side's mdoc service.
 public struct MdocGattConnection: Sendable {
     /// The ATT MTU, when the GATT layer reports one.
     public var mtu: Int?
@@ -20,33 +19,32 @@ public struct MdocGattConnection: Sendable {
     }
 }
 
-/// The GATT client the holder needs in mdoc central-client mode: find the reader advertising
-/// the engagement's central-client UUID, connect, read its Ident, subscribe to its State and
-/// Server2Client, and write State and Client2Server without response. The characteristics
-/// are the central-client ones (``MdocBLEUUIDs/centralClient``); ``MdocCharacteristic``
-/// names their roles. The BlueZ implementation is ``BlueZMdocGattClient``; tests use an
-/// in-memory one. Nothing here knows about D-Bus.
+/// The GATT client role, for the holder (mdoc central-client mode: the reader serves, with
+/// its Ident) and the reader (mdoc peripheral-server mode: the holder serves): find the
+/// device advertising the service UUID, connect, read the Ident when the holder checks it,
+/// subscribe to State and Server2Client, and write State and Client2Server without
+/// response. ``MdocCharacteristic`` names the roles; the UUIDs are the mode's
+/// (``MdocBLEUUIDs``). The BlueZ implementation is in BLEBlueZ; tests use an in-memory one.
+/// Nothing here knows about D-Bus.
 ///
-/// One connection at a time: ``connect(serviceUUID:)`` again replaces the previous one.
+/// One connection at a time: ``connect(serviceUUID:characteristics:)`` again replaces the
+/// previous one.
 public protocol MdocGattClient: Sendable {
-    /// Scans for a reader advertising `serviceUUID` until one is found (or the task is
-    /// cancelled), connects and finds the mdoc service and its characteristics.
-    func connect(serviceUUID: BLEUUID) async throws -> MdocGattConnection
-    /// The value of the reader's Ident characteristic; nil when its service has none.
+    /// Scans for a device advertising `serviceUUID` until one is found (or the task is
+    /// cancelled), connects and finds the mdoc service and its `characteristics`.
+    func connect(serviceUUID: BLEUUID, characteristics: MdocBLEUUIDs.Characteristics) async throws
+        -> MdocGattConnection
+    /// The value of the server's Ident characteristic; nil when its service has none.
     func readIdent() async throws -> [UInt8]?
-    /// Enables notifications of Server2Client and State; only after the Ident matched.
+    /// Enables notifications of Server2Client and State (the holder: only after the Ident
+    /// matched).
     func subscribe() async throws
     /// A write without response of State or Client2Server; returns once it is out (the flow
     /// control of 18013-5 chunks).
     func write(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws
     /// Unsubscribes and disconnects (best effort); ends the connection's events.
     func disconnect() async
-    /// Opens an L2CAP channel to the PSM in the reader's L2CAP PSM characteristic; nil when
-    /// the reader serves none. Only after the Ident matched.
-    func openL2CAP() async throws -> (any MdocL2CAPChannel)?
-}
-
-extension MdocGattClient {
-    /// A client without L2CAP: GATT only.
-    public func openL2CAP() async throws -> (any MdocL2CAPChannel)? { nil }
+    /// Opens an L2CAP channel to `psm`, or when nil to the PSM in the server's L2CAP PSM
+    /// characteristic; nil when there is none. The holder: only after the Ident matched.
+    func openL2CAP(psm: UInt16?) async throws -> (any MdocL2CAPChannel)?
 }

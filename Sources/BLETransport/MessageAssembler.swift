@@ -5,14 +5,12 @@
 /// dropped the partial message and starts afresh with the next chunk; the caller should end
 /// the session anyway, as the stream is no longer in step.
 public struct MessageAssembler: Sendable {
-    /// 256 KiB: far above any request, and the presentation engine's own default limit.
-    public static let defaultMaximumMessageSize = 256 * 1024
-
     /// The largest message accepted, in bytes (headers not counted).
     public let maximumMessageSize: Int
     private var buffer: [UInt8] = []
 
-    public init(maximumMessageSize: Int = Self.defaultMaximumMessageSize) {
+    /// - Parameter maximumMessageSize: see ``MessageSizeLimit``.
+    public init(maximumMessageSize: Int) {
         precondition(maximumMessageSize >= 0, "a negative message size limit")
         self.maximumMessageSize = maximumMessageSize
     }

@@ -487,6 +487,31 @@ public actor DBusConnection {
         exports[path] = nil
     }
 
+    /// The introspection of a path nobody exports that lies above exported ones: a bare node
+    /// with the next path element of each as a child. Nil when nothing is exported below it.
+    func introspectAncestor(_ path: DBusObjectPath) -> String? {
+        var children = Set<String>()
+        for exported in exports.keys where exported != path && exported.isDescendant(of: path) {
+            let rest = exported.rawValue.dropFirst(path.rawValue == "/" ? 1 : path.rawValue.count + 1)
+            if let first = rest.split(separator: "/").first { children.insert(String(first)) }
+        }
+        guard !children.isEmpty else { return nil }
+        var xml = """
+            <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+            <node>
+              <interface name="org.freedesktop.DBus.Introspectable">
+                <method name="Introspect">
+                  <arg name="xml_data" type="s" direction="out"/>
+                </method>
+              </interface>
+
+            """
+        for child in children.sorted() { xml += "  <node name=\"\(child)\"/>\n" }
+        xml += "</node>\n"
+        return xml
+    }
+
     private func exported(at path: DBusObjectPath) -> Export? {
         if let export = exports[path] { return export }
         var candidate = path.parent
@@ -538,8 +563,15 @@ public actor DBusConnection {
             }
             return DBUS_HANDLER_RESULT_HANDLED
         case .methodCall:
-            guard let path = message.path, let export = exported(at: path) else {
-                return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+            guard let path = message.path else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            guard let export = exported(at: path) else {
+                // `/` and `/org` above an exported `/org/mdocholder`: list the children, so
+                // `busctl tree` and other introspecting tools find the objects.
+                guard message.interface ?? DBusStandardInterface.introspectable == DBusStandardInterface.introspectable,
+                    message.member == "Introspect", let xml = introspectAncestor(path)
+                else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+                reply(to: message, body: [.string(xml)])
+                return DBUS_HANDLER_RESULT_HANDLED
             }
             respond(to: message, with: export.object.handle(message, on: self))
             return DBUS_HANDLER_RESULT_HANDLED

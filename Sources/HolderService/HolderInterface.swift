@@ -1,4 +1,5 @@
 import DBus
+import Proximity
 import Wallet
 
 /// `org.mdocholder.Holder1` at /org/mdocholder (dbus/org.mdocholder.Holder1.xml).
@@ -127,7 +128,7 @@ struct HolderInterface: DBusInterface {
     {
         guard let options = value.propertiesValue else { throw .invalidArguments("options must be a{sv}") }
         var adapter = configuration.defaultAdapter
-        var mode = configuration.defaultMode
+        var mode = configuration.proximity.modes
         for (key, value) in options.sorted(by: { $0.key < $1.key }) {
             switch key {
             case "adapter":

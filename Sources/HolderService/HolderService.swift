@@ -80,7 +80,7 @@ public final class HolderService: Sendable {
         var kiosk: Task<Void, Never>?
         if let kioskConfiguration = configuration.kiosk {
             let loop = KioskLoop(
-                sessions: sessions, adapter: configuration.defaultAdapter, mode: configuration.defaultMode,
+                sessions: sessions, adapter: configuration.defaultAdapter, mode: configuration.proximity.modes,
                 publisher: QRPublisher(configuration: kioskConfiguration, log: log), log: log)
             kiosk = Task { await loop.run() }
         }

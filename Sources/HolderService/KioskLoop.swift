@@ -1,3 +1,5 @@
+import Proximity
+
 /// Kiosk mode: a proximity session always armed on the configured adapter. After every
 /// session (or when bluetoothd comes back) a fresh engagement is armed and its QR code
 /// published. Failures to arm are retried with a growing delay (0.25 s to 10 s), at once

@@ -2,6 +2,7 @@ import Consent
 import MdocCrypto
 import OpenID4VP
 import Presentation
+import Proximity
 import SecureArea
 
 /// Who answers consent requests.
@@ -13,17 +14,6 @@ public enum ServiceConsent: Sendable {
     case policy(PolicyConsent, path: String)
 }
 
-/// The BLE modes a proximity session offers, as StartProximity's "mode" option and
-/// `serve --mode` name them (18013-5 device retrieval over BLE).
-public enum ProximityModeOption: String, Sendable, CaseIterable {
-    /// mdoc peripheral-server mode: the holder is the GATT server.
-    case peripheral
-    /// mdoc central-client mode: the reader is the GATT server.
-    case central
-    /// Both offered in the engagement; the reader picks.
-    case both
-}
-
 /// What `mdoc-holder serve` runs with.
 public struct ServiceConfiguration: Sendable {
     /// The credential store file.
@@ -33,9 +23,11 @@ public struct ServiceConfiguration: Sendable {
     public var consent: ServiceConsent
     /// Reader trust and the other engine settings for proximity sessions.
     public var holder: HolderConfiguration
-    /// The adapter and mode of StartProximity when its options name none (and of the kiosk).
+    /// The adapter of StartProximity when its options name none (and of the kiosk).
     public var defaultAdapter: String
-    public var defaultMode: ProximityModeOption
+    /// How proximity sessions run (`serve --mode --l2cap --max-chunk-size`); the modes are
+    /// those of StartProximity calls that name none, and of the kiosk.
+    public var proximity: ProximityOptions
     /// Whether PresentOnline and ReceiveCredential are allowed (`serve --online`; the unit's
     /// sandbox opens Internet sockets only then).
     public var online: Bool
@@ -54,7 +46,7 @@ public struct ServiceConfiguration: Sendable {
     public init(
         storePath: String, busAddress: String? = nil, consent: ServiceConsent,
         holder: HolderConfiguration = HolderConfiguration(), defaultAdapter: String = "hci0",
-        defaultMode: ProximityModeOption = .peripheral, online: Bool = false,
+        proximity: ProximityOptions = ProximityOptions(), online: Bool = false,
         verifierTrust: VerifierTrustConfiguration = VerifierTrustConfiguration(trustAnchors: []),
         tlsCAs: [Certificate] = [], issuerTrust: [Certificate] = [], kiosk: KioskConfiguration? = nil
     ) {
@@ -64,7 +56,7 @@ public struct ServiceConfiguration: Sendable {
         self.consent = consent
         self.holder = holder
         self.defaultAdapter = defaultAdapter
-        self.defaultMode = defaultMode
+        self.proximity = proximity
         self.online = online
         self.verifierTrust = verifierTrust
         self.tlsCAs = tlsCAs

@@ -39,8 +39,8 @@ enum SessionEndReason {
         }
         switch result.transportEnd {
         case .protocolError(let problem)?: return error("BLE protocol error: \(problem)")
-        case .readerEnded?: return "reader-ended"
-        case .disconnected?, .disconnectedAfterResponse?, .holderEnded?, nil: return "disconnected"
+        case .peerEnded?: return "reader-ended"
+        case .disconnected?, .disconnectedAfterResponse?, .localEnded?, nil: return "disconnected"
         }
     }
 

@@ -1,3 +1,4 @@
+import BLEBlueZ
 import BLETransport
 import BlueZ
 import DBus
@@ -22,7 +23,7 @@ actor SessionManager {
     private var endReasons: [UInt64: String] = [:]
     private var endWaiters: [UInt64: [CheckedContinuation<Void, Never>]] = [:]
     /// One GATT server and one GATT client, on a BlueZ connection of their own, per adapter used.
-    private var links: [String: AdapterLinks] = [:]
+    private var links: [String: BlueZRoles] = [:]
     /// A BlueZ connection to check adapter names on.
     private var probe: BlueZClient?
     private var bluetoothWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -55,7 +56,7 @@ actor SessionManager {
         let id = allocateID()
         adapterSessions[adapter] = id
         let credentials: [PresentableCredential]
-        let links: AdapterLinks
+        let links: BlueZRoles
         do {
             var unreadable: [UnreadableRow] = []
             credentials = try environment.store.presentableCredentials { unreadable.append($0) }
@@ -74,10 +75,11 @@ actor SessionManager {
             // The agent's own timeout answers first (a decline and Cancel to the agent).
             configuration.consentTimeout = timeout + .seconds(5)
         }
-        let holder = ProximityHolder(
-            server: mode == .central ? nil : UncancelledStopServer(inner: links.server),
-            centralClient: mode == .peripheral ? nil : UncancelledDisconnectClient(inner: links.client),
-            credentials: credentials, configuration: configuration, consent: environment.consentPrompt(session: id))
+        let holder = environment.configuration.proximity.with(modes: mode).holder(
+            server: UncancelledStopServer(inner: links.server),
+            client: UncancelledDisconnectClient(inner: links.client),
+            l2capListener: links.l2capListener, credentials: credentials, configuration: configuration,
+            consent: environment.consentPrompt(session: id))
         let (ready, readyContinuation) = AsyncStream<Result<String, HolderServiceError>>.makeStream()
         let environment = environment
         proximity[id] = Task {
@@ -150,7 +152,7 @@ actor SessionManager {
     /// The GATT server (peripheral-server mode) and client (central-client mode) of
     /// `adapter`, made the first time the adapter is used. Only adapters BlueZ knows get them
     /// (names come from callers), so their number stays that of the adapters present.
-    private func adapterLinks(for adapter: String) async throws(HolderServiceError) -> AdapterLinks {
+    private func adapterLinks(for adapter: String) async throws(HolderServiceError) -> BlueZRoles {
         if let existing = links[adapter] { return existing }
         do {
             let probe: BlueZClient
@@ -163,9 +165,10 @@ actor SessionManager {
             _ = try await probe.adapter(named: adapter)
             if let existing = links[adapter] { return existing }
             let client = try await BlueZClient.connect(busAddress: environment.configuration.busAddress)
-            let made = AdapterLinks(
-                server: BlueZMdocGattServer(client: client, adapter: adapter),
-                client: BlueZMdocGattClient(client: client, adapter: adapter))
+            let log = log
+            let made = BlueZRoles.holder(
+                client: client, adapter: adapter, l2cap: environment.configuration.proximity.l2cap,
+                warn: { log.warning("\(adapter): \($0)") })
             links[adapter] = made
             return made
         } catch {
@@ -305,19 +308,15 @@ actor SessionManager {
     }
 }
 
-/// The BlueZ links of one adapter.
-struct AdapterLinks: Sendable {
-    let server: BlueZMdocGattServer
-    let client: BlueZMdocGattClient
-}
-
 /// Disconnects the GATT client from a task of its own, for the same reason as
 /// ``UncancelledStopServer``: a cancelled session still lets the reader go.
 struct UncancelledDisconnectClient: MdocGattClient {
     let inner: BlueZMdocGattClient
 
-    func connect(serviceUUID: BLEUUID) async throws -> MdocGattConnection {
-        try await inner.connect(serviceUUID: serviceUUID)
+    func connect(serviceUUID: BLEUUID, characteristics: MdocBLEUUIDs.Characteristics) async throws
+        -> MdocGattConnection
+    {
+        try await inner.connect(serviceUUID: serviceUUID, characteristics: characteristics)
     }
 
     func readIdent() async throws -> [UInt8]? { try await inner.readIdent() }
@@ -326,6 +325,10 @@ struct UncancelledDisconnectClient: MdocGattClient {
 
     func write(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
         try await inner.write(characteristic, value)
+    }
+
+    func openL2CAP(psm: UInt16?) async throws -> (any MdocL2CAPChannel)? {
+        try await inner.openL2CAP(psm: psm)
     }
 
     func disconnect() async {
@@ -339,8 +342,8 @@ struct UncancelledDisconnectClient: MdocGattClient {
 struct UncancelledStopServer: MdocGattServer {
     let inner: BlueZMdocGattServer
 
-    func start(serviceUUID: BLEUUID) async throws -> AsyncStream<MdocGattEvent> {
-        try await inner.start(serviceUUID: serviceUUID)
+    func start(_ service: MdocGattService) async throws -> AsyncStream<MdocGattEvent> {
+        try await inner.start(service)
     }
 
     func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {

@@ -89,9 +89,10 @@ public struct SessionEncryption: Sendable {
     }
 }
 
-/// The BLE Ident characteristic value (8.3.3.1.1.4): HKDF-SHA256(IKM = EDeviceKeyBytes
-/// including its tag-24 header, salt = empty, info = "BLEIdent", L = 16).
-public enum BLEIdent {
+/// Derives the BLE Ident characteristic value (8.3.3.1.1.4): HKDF-SHA256(IKM =
+/// EDeviceKeyBytes including its tag-24 header, salt = empty, info = "BLEIdent", L = 16). The
+/// value itself is BLETransport's `BLEIdent`.
+public enum BLEIdentDerivation {
     public static func compute(eDeviceKeyBytes: EmbeddedCBOR) throws(ISO18013Error) -> [UInt8] {
         do {
             return try HKDF.sha256(

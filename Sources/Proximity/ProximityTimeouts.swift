@@ -43,6 +43,3 @@ extension Duration {
     /// In seconds, for comparing with `Date` intervals.
     var timeInterval: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
-
-/// An L2CAP send that did not complete within the drain timeout (the reader stopped reading).
-struct L2CAPSendStalled: Error {}

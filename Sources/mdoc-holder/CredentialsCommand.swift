@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoundedFile
 import CBOR
+import CommandLineSupport
 import Foundation
 import MdocCrypto
 import OnlineTransport

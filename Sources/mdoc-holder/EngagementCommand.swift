@@ -1,8 +1,10 @@
 import ArgumentParser
 import CBOR
+import CommandLineSupport
 import Foundation
 import ISO18013
 import MdocCrypto
+import Proximity
 import QRCode
 
 /// Makes a fresh device engagement (a new ephemeral key each time) and shows it: the QR code
@@ -43,20 +45,17 @@ struct EngagementCommand: ParsableCommand {
     var curve: String = "P-256"
 
     @Option(help: "BLE modes to offer: peripheral, central or both.")
-    var mode: String = "peripheral"
+    var mode: ProximityModeOption = .peripheral
 
     func run() throws {
         guard let curve = Curve(rawValue: curve), curve.supportsKeyAgreement else {
             throw ValidationError("unknown or non key-agreement curve \(self.curve)")
         }
-        guard ["peripheral", "central", "both"].contains(mode) else {
-            throw ValidationError("--mode must be peripheral, central or both")
-        }
         let key = try PrivateKey.generate(curve)
         let ble = BleOptions(
-            peripheralServerMode: mode != "central", centralClientMode: mode != "peripheral",
-            peripheralServerUUID: mode != "central" ? SecureRandom.bytes(16) : nil,
-            centralClientUUID: mode != "peripheral" ? SecureRandom.bytes(16) : nil)
+            peripheralServerMode: mode.offers(.peripheralServer), centralClientMode: mode.offers(.centralClient),
+            peripheralServerUUID: mode.offers(.peripheralServer) ? SecureRandom.bytes(16) : nil,
+            centralClientUUID: mode.offers(.centralClient) ? SecureRandom.bytes(16) : nil)
         let engagement = DeviceEngagement(eDeviceKey: key.publicKey, retrievalMethods: [.ble(version: 1, ble)])
         switch qr {
         case .uri:

@@ -1,10 +1,11 @@
 import ArgumentParser
+import BLEBlueZ
 import BLETransport
 import BlueZ
+import CommandLineSupport
 import Consent
 import Foundation
 import ISO18013
-import L2CAP
 import MdocCrypto
 import Presentation
 import Proximity
@@ -28,26 +29,7 @@ struct PresentCommand: AsyncParsableCommand {
     @Option(help: "The Bluetooth adapter.")
     var adapter: String = "hci0"
 
-    @Option(
-        help: ArgumentHelp(
-            "BLE mode the engagement offers: peripheral (the holder is the GATT server), central (the reader is; "
-                + "the holder scans for it and checks its Ident) or both (whichever the reader uses).",
-            valueName: "peripheral|central|both"))
-    var mode: PresentMode = .peripheral
-
-    @Flag(
-        help: ArgumentHelp(
-            "Use L2CAP: in peripheral-server mode also offer a channel (engagement key 21 and the PSM "
-                + "characteristic), in central-client mode use the reader's when it serves a PSM; GATT otherwise. "
-                + "Without Bluetooth sockets in the kernel, GATT only, with a warning."))
-    var l2cap = false
-
-    @Option(
-        name: .customLong("max-chunk-size"),
-        help: ArgumentHelp(
-            "Cap each BLE chunk (header byte included) below min(512, ATT MTU - 3), for a controller that loses "
-                + "larger ATT packets.", valueName: "bytes"))
-    var maxChunkSize: Int?
+    @OptionGroup var proximity: ProximityArguments
 
     @Option(
         name: .customLong("qr"),
@@ -82,42 +64,30 @@ struct PresentCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        if let maxChunkSize, maxChunkSize < MessageFragmenter.minimumMTU - 3 {
-            throw ValidationError("--max-chunk-size must be at least \(MessageFragmenter.minimumMTU - 3) bytes")
-        }
         guard let policy = UntrustedReaderPolicy(rawValue: untrustedReaders) else {
             throw ValidationError("--untrusted-readers must be refuse, ask or allow")
         }
         let prompt: any ConsentPrompt
-        if consent == "tty" {
-            prompt = TerminalConsentPrompt(io: try ControllingTerminal())
-        } else if consent.hasPrefix("policy:") {
-            prompt = try PolicyConsent(path: String(consent.dropFirst("policy:".count)))
-        } else {
-            throw ValidationError("--consent must be tty or policy:FILE")
+        switch try ConsentChoice(parsing: consent, allowed: [.tty, .policy]) {
+        case .policy(let path): prompt = try PolicyConsent(path: path)
+        case .tty, .agent: prompt = TerminalConsentPrompt(io: try ControllingTerminal())
         }
-        var anchors: [Certificate] = []
-        for path in readerTrust {
-            let certs = try WalletCLI.readCertificates(path)
-            guard !certs.isEmpty else { throw ValidationError("\(path) holds no PEM certificate") }
-            anchors += certs
-        }
+        let anchors = try readerTrust.flatMap { try CertificateFile.read($0, what: "reader trust anchor") }
         let wallet = try store.open()
         // A store without its key-encryption key (or TPM) refuses here, saying which and how.
         try wallet.checkKeysUsable()
         let outputs = qr.isEmpty ? [EngagementCommand.QROutput.terminal] : qr
         let uriOnStdout = outputs.contains { if case .uri = $0 { return true } else { return false } }
 
-        let client = try await BlueZClient.connect()
-        let server = mode.offers(.peripheralServer) ? BlueZMdocGattServer(client: client, adapter: adapter) : nil
-        let centralClient =
-            mode.offers(.centralClient) ? BlueZMdocGattClient(client: client, adapter: adapter) : nil
+        let options = proximity.options
+        let roles = BlueZRoles.holder(
+            client: try await BlueZClient.connect(), adapter: adapter, l2cap: options.l2cap,
+            warn: { WalletCLI.warn("mdoc-holder: \($0)") })
         guard let deviceAuthMode = DeviceAuthMode(rawValue: deviceAuth) else {
             throw ValidationError("--device-auth must be signature or mac, not \(deviceAuth)")
         }
         let configuration = HolderConfiguration(
             readerTrustAnchors: anchors, untrustedReaders: policy, deviceAuth: deviceAuthMode)
-        let l2capListener = openL2CAP()
         var reported: Set<UnreadableRow> = []
         while true {
             let credentials = try wallet.presentableCredentials { row in
@@ -128,12 +98,9 @@ struct PresentCommand: AsyncParsableCommand {
                 throw WalletCLIError(
                     "no valid credential in the store: import one with `mdoc-holder credentials import`")
             }
-            var holder = ProximityHolder(
-                server: server, centralClient: centralClient, credentials: credentials, configuration: configuration,
-                consent: prompt)
-            holder.l2capListener = l2capListener
-            holder.centralL2CAP = l2cap && mode.offers(.centralClient)
-            holder.maximumChunkSize = maxChunkSize
+            let holder = options.holder(
+                server: roles.server, client: roles.client, l2capListener: roles.l2capListener,
+                credentials: credentials, configuration: configuration, consent: prompt)
             let result = try await holder.runSession(
                 showEngagement: { engagement in
                     Self.show(engagement, outputs: outputs, uriOnStdout: uriOnStdout)
@@ -154,19 +121,6 @@ struct PresentCommand: AsyncParsableCommand {
                 }
             }
         }
-    }
-
-    /// With --l2cap, how each session listens; nil (after a warning) when L2CAP cannot work here.
-    func openL2CAP() -> (@Sendable () throws -> any MdocL2CAPListener)? {
-        guard l2cap, mode.offers(.peripheralServer) else { return nil }
-        do {
-            // A first listener tells whether the kernel has L2CAP sockets at all.
-            try L2CAPListener().close()
-        } catch {
-            WalletCLI.warn("mdoc-holder: L2CAP not offered, GATT only: \(error)")
-            return nil
-        }
-        return { try L2CAPListener() }
     }
 
     static func show(_ engagement: DeviceEngagement, outputs: [EngagementCommand.QROutput], uriOnStdout: Bool) {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Consent
 import Foundation
 import MdocCrypto
@@ -90,12 +91,9 @@ struct PresentOnlineCommand: AsyncParsableCommand {
     ) {
         try Self.checkURL(url.trimmingCharacters(in: .whitespacesAndNewlines))
         let prompt: any ConsentPrompt
-        if consent == "tty" {
-            prompt = TerminalConsentPrompt(io: try ControllingTerminal())
-        } else if consent.hasPrefix("policy:"), consent.count > "policy:".count {
-            prompt = try PolicyConsent(path: String(consent.dropFirst("policy:".count)))
-        } else {
-            throw WalletCLIError("--consent must be tty or policy:FILE")
+        switch try ConsentChoice(parsing: consent, allowed: [.tty, .policy]) {
+        case .policy(let path): prompt = try PolicyConsent(path: path)
+        case .tty, .agent: prompt = TerminalConsentPrompt(io: try ControllingTerminal())
         }
         let anchors = try verifierTrust.flatMap { try WalletCLI.readCertificates($0) }
         let preRegistered = try verifiersFile.map { try PreRegisteredVerifierFile.load(path: $0) } ?? []

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Consent
 import Foundation
 import MdocCrypto
@@ -168,12 +169,11 @@ struct ReceiveCommand: AsyncParsableCommand {
         if yes || pending {
             // --pending asks no one: consent was given when the offer was accepted.
             prompt = AcceptingConsent()
-        } else if consent == "tty" {
-            prompt = TerminalConsentPrompt(io: try ControllingTerminal())
-        } else if consent.hasPrefix("policy:"), consent.count > "policy:".count {
-            prompt = try PolicyConsent(path: String(consent.dropFirst("policy:".count)))
         } else {
-            throw WalletCLIError("--consent must be tty or policy:FILE")
+            switch try ConsentChoice(parsing: consent, allowed: [.tty, .policy]) {
+            case .policy(let path): prompt = try PolicyConsent(path: path)
+            case .tty, .agent: prompt = TerminalConsentPrompt(io: try ControllingTerminal())
+            }
         }
         let anchors = try trustAnchors.flatMap { try WalletCLI.readCertificates($0) }
         guard !anchors.isEmpty else {

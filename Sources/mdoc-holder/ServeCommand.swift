@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Consent
 import Dispatch
 import Foundation
@@ -6,6 +7,7 @@ import HolderService
 import MdocCrypto
 import OpenID4VP
 import Presentation
+import Proximity
 
 /// `mdoc-holder serve`: the holder as a system service on D-Bus (org.mdocholder), for
 /// handhelds with a consent agent and for headless kiosks.
@@ -38,8 +40,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The adapter of StartProximity calls that name none, and the kiosk's adapter.")
     var adapter: String = "hci0"
 
-    @Option(help: "BLE mode of StartProximity calls that name none, and the kiosk's: peripheral, central or both.")
-    var mode: String = "peripheral"
+    @OptionGroup var proximity: ProximityArguments
 
     @Option(
         name: .customLong("reader-trust"),
@@ -123,20 +124,17 @@ struct ServeCommand: AsyncParsableCommand {
         guard let untrusted = UntrustedReaderPolicy(rawValue: untrustedReaders) else {
             throw ValidationError("--untrusted-readers must be refuse, ask or allow")
         }
-        guard let defaultMode = ProximityModeOption(rawValue: mode) else {
-            throw ValidationError("--mode must be peripheral, central or both")
-        }
         guard agentTimeout > 0, agentTimeout <= 3600 else {
             throw ValidationError("--agent-timeout must be between 0 and 3600 seconds")
         }
         let consentMode: ServiceConsent
-        if consent == "agent" {
-            consentMode = .agent(timeout: .milliseconds(Int64(agentTimeout * 1000)))
-        } else if consent.hasPrefix("policy:"), consent.count > "policy:".count {
-            let path = String(consent.dropFirst("policy:".count))
-            consentMode = .policy(try PolicyConsent(path: path), path: path)
-        } else {
-            throw ValidationError("--consent must be agent or policy:FILE")
+        do {
+            switch try ConsentChoice(parsing: consent, allowed: [.agent, .policy]) {
+            case .policy(let path): consentMode = .policy(try PolicyConsent(path: path), path: path)
+            case .agent, .tty: consentMode = .agent(timeout: .milliseconds(Int64(agentTimeout * 1000)))
+            }
+        } catch let error as CommandLineError {
+            throw ValidationError(error.description)
         }
         var kioskConfiguration: KioskConfiguration?
         if kiosk {
@@ -162,7 +160,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServiceConfiguration(
             storePath: store.resolvedPath, consent: consentMode,
             holder: HolderConfiguration(readerTrustAnchors: readerAnchors, untrustedReaders: untrusted),
-            defaultAdapter: adapter, defaultMode: defaultMode, online: online,
+            defaultAdapter: adapter, proximity: proximity.options, online: online,
             verifierTrust: VerifierTrustConfiguration(trustAnchors: verifierAnchors, preRegistered: preRegistered),
             tlsCAs: tls, issuerTrust: issuerAnchors, kiosk: kioskConfiguration)
         configuration.secureAreas = try store.secureAreas.registry()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BoundedFile
+import CommandLineSupport
 import Foundation
 import MdocCrypto
 import Wallet
@@ -41,9 +42,7 @@ struct WalletCLIError: Error, CustomStringConvertible, LocalizedError {
 /// Helpers of the credential and history commands.
 enum WalletCLI {
     /// Writes a line to standard error.
-    static func warn(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
-    }
+    static func warn(_ text: String) { Output.warn(text) }
 
     /// Prints `value` as JSON: sorted keys, ISO 8601 dates.
     static func printJSON<T: Encodable>(_ value: T) throws {
@@ -68,15 +67,10 @@ enum WalletCLI {
 
     /// The certificates of a PEM (one or more) or DER file.
     static func readCertificates(_ path: String) throws -> [Certificate] {
-        let bytes = try readFile(path, what: "trust anchor", limit: InputLimit.certificates)
-        let text = String(decoding: bytes, as: UTF8.self)
         do {
-            if text.contains("-----BEGIN") { return try Certificate.parsePEM(text) }
-            return [try Certificate(der: bytes)]
+            return try CertificateFile.read(path)
         } catch {
-            throw WalletCLIError(
-                "the trust anchor \(path) is not a PEM or DER certificate (\(error)); give the issuer's IACA certificate"
-            )
+            throw WalletCLIError("\(error); give the issuer's IACA certificate")
         }
     }
 

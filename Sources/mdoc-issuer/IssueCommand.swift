@@ -1,5 +1,6 @@
 import ArgumentParser
 import CBOR
+import CommandLineSupport
 import Foundation
 import ISO18013
 import MdocCrypto

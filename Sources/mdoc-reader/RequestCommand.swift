@@ -1,14 +1,18 @@
 import ArgumentParser
+import BLEBlueZ
 import BLETransport
 import BlueZ
+import CommandLineSupport
 import Foundation
 import ISO18013
 import MdocCrypto
 import Presentation
+import ProximityReader
 
 /// Requests an mdoc from a holder over Bluetooth LE, in mdoc peripheral-server mode (the
 /// holder is the GATT server) or mdoc central-client mode (we are), and verifies the response.
 extension ReaderAuthenticationFault: ExpressibleByArgument {}
+extension ReaderBLEMode.Choice: ExpressibleByArgument {}
 
 struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -214,113 +218,43 @@ struct RequestCommand: AsyncParsableCommand {
         do {
             client = try await BlueZClient.connect(busAddress: nil)
         } catch {
-            Self.fail(BLEReaderError.busUnavailable("\(error)").description)
+            Self.fail("cannot connect to the system D-Bus: \(error)")
         }
-        let transport: BLEReaderTransport
+        let connection: ReaderConnection
         do {
-            let link: any ReaderGattLink
-            switch plan.mode {
-            case .peripheralServer(let serviceUUID):
-                let gattClient = try await BlueZReaderLink.open(
-                    client: client, adapter: adapter, serviceUUID: serviceUUID, timeout: plan.timeout, log: log)
-                log(
-                    "connected to \(gattClient.address); ATT MTU \(gattClient.mtu)"
-                        + (gattClient.mtuReported ? "" : " (assumed)"))
-                link = await l2capOrGATT(gattClient, plan: plan, log: log)
-            case .centralClient(let serviceUUID):
-                let ident: [UInt8]
-                do {
-                    ident = try ISO18013.BLEIdent.compute(eDeviceKeyBytes: plan.engagement.eDeviceKeyBytes)
-                } catch {
-                    Self.fail("cannot derive the BLE Ident from the engagement: \(error)")
-                }
-                let server = try await BlueZReaderService.open(
-                    client: client, adapter: adapter, serviceUUID: serviceUUID, ident: ident, timeout: plan.timeout,
-                    l2cap: l2cap, log: log)
-                if server.l2cap == nil {
-                    log(
-                        "the holder\(server.holder.map { " \($0)" } ?? "") subscribed and started the session; "
-                            + "ATT MTU \(server.mtu)\(server.mtuReported ? "" : " (assumed)")")
-                }
-                link = server
-            }
-            transport = try BLEReaderTransport(link: link)
+            connection = try await proximityReader(client, plan: plan, log: log).connect(
+                plan.mode, engagement: plan.engagement)
         } catch {
             Self.fail("\(error)")
         }
 
-        let received: BLEReaderTransport.Received
         do {
-            try await transport.start()
-            if case .peripheralServer = plan.mode, !transport.link.carriesMessages {
-                log("session started (State 0x01)")
-            }
-            try await transport.send(establishment)
-            log(
-                "request sent: \(establishment.count) bytes in "
-                    + "\(transport.fragmenter.chunkCount(forMessageSize: establishment.count)) chunks of at most "
-                    + "\(transport.fragmenter.chunkSize) bytes")
-            received = try await transport.receive(timeout: plan.timeout)
-        } catch {
-            await transport.close(sending: nil)
-            Self.fail("\(error)")
-        }
-
-        switch received {
-        case .holderEnded(let byState):
-            await transport.close(sending: nil)
-            if byState {
-                return report(sessionEnded: "the holder ended the session (State 0x02) without a response")
-            }
-            Self.fail(BLEReaderError.disconnected.description)
-        case .message(let message):
-            log("response received: \(message.count) bytes")
-            let event: ReaderEvent
-            do {
-                event = try reader.receive(message, at: Date())
-            } catch {
-                // Tell the holder why, then end (18013-5 9.1.1.4).
-                let status: SessionStatus =
-                    if case .sessionEncryption = error { .sessionEncryptionError } else { .cborDecodingError }
-                await transport.close(sending: SessionData(status: status).encoded)
-                Self.warn("the holder's response could not be read: \(error)")
-                return report(sessionEnded: "unreadable response (\(error))")
-            }
-            switch event {
-            case .response(let verified, _, let ended):
-                let terminated = await transport.close(sending: ended ? nil : reader.termination())
-                log(
-                    terminated
-                        ? "session ended (SessionData status 20), disconnected"
-                        : "the holder ended the session; disconnected")
+            switch try await connection.exchange(establishment, with: &reader, timeout: plan.timeout, log: log) {
+            case .response(let verified, _):
                 let result = ResultReport(verified, requireDocuments: true)
                 output(result)
                 return result.valid ? 0 : 1
-            case .ended(let status):
-                await transport.close(sending: nil)
-                return report(
-                    sessionEnded: "the holder ended the session (SessionData status \(status)) without a response")
+            case .noResponse(let how):
+                return report(sessionEnded: how)
+            case .unreadableResponse(let why):
+                Self.warn("the holder's response could not be read: \(why)")
+                return report(sessionEnded: "unreadable response (\(why))")
             }
+        } catch {
+            Self.fail("\(error)")
         }
     }
 
-    /// With --l2cap, the holder's L2CAP channel when it offers one and it opens; else `gatt`.
-    private func l2capOrGATT(_ gatt: BlueZReaderLink, plan: Plan, log: @Sendable (String) -> Void) async
-        -> any ReaderGattLink
+    /// The reader's side of the BLE session: the BlueZ GATT client (peripheral-server mode)
+    /// or server (central-client mode) on --adapter, shared with the holder.
+    private func proximityReader(_ client: BlueZClient, plan: Plan, log: @escaping @Sendable (String) -> Void)
+        -> ProximityReader
     {
-        guard l2cap else { return gatt }
-        guard let psm = await ReaderL2CAPLink.psm(engagement: plan.engagement.bleOptions?.l2capPSM, link: gatt) else {
-            log("the holder offers no L2CAP PSM; using GATT")
-            return gatt
-        }
-        do {
-            let link = try await ReaderL2CAPLink.open(over: gatt, psm: psm, maximumMessageSize: 4 * 1024 * 1024)
-            log("L2CAP channel open to PSM \(psm) (send MTU \(link.sendMTU))")
-            return link
-        } catch {
-            log("L2CAP to PSM \(psm) failed (\(error)); using GATT")
-            return gatt
-        }
+        let roles = BlueZRoles.reader(client: client, adapter: adapter, timeout: plan.timeout, l2cap: l2cap, log: log)
+        var reader = ProximityReader(client: roles.client, server: roles.server, timeout: plan.timeout, log: log)
+        reader.l2cap = l2cap
+        reader.l2capListener = roles.l2capListener
+        return reader
     }
 
     /// Prints a session that ended without a DeviceResponse; exit code 1.
@@ -338,7 +272,7 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     private static func warn(_ message: String) {
-        FileHandle.standardError.write(Data("mdoc-reader: \(message)\n".utf8))
+        Output.warn("mdoc-reader: \(message)")
     }
 
     /// Bad input or a transport failure: the message on standard error, exit code 2.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CBOR
+import CommandLineSupport
 import Foundation
 import ISO18013
 import MdocCrypto
@@ -94,8 +95,6 @@ enum InputFile {
     }
 
     static func certificates(_ path: String) throws -> [Certificate] {
-        let certs = try Certificate.parsePEM(text(path))
-        guard !certs.isEmpty else { throw ReaderCLIError("\(path) holds no PEM certificate") }
-        return certs
+        try CertificateFile.read(path, what: "certificate")
     }
 }

@@ -6,13 +6,15 @@ struct CentralClientSessionTests {
     static let ident = BLEIdent(bytes: [UInt8](0x10..<0x20))!
 
     static func session() throws -> SessionDriver {
-        SessionDriver(try BLESession(mode: .centralClient(expectedIdent: ident), mtu: 247))
+        SessionDriver(
+            try BLESession(
+                role: .gattClient(expectedIdent: ident), mtu: 247, maximumMessageSize: MessageSizeLimit.request))
     }
 
     @Test func aMatchingIdentLetsTheHolderStartTheSession() throws {
         var d = try Self.session()
         #expect(d.session.state == .awaitingIdent)
-        #expect(d.feed(.identRead(Self.ident.bytes)) == [.readerIdentVerified])
+        #expect(d.feed(.identRead(Self.ident.bytes)) == [.identVerified])
         #expect(d.session.state == .awaitingStart)
         #expect(d.feed(.subscribed) == [.sendState(.start), .sessionStarted])
         #expect(d.session.state == .active)
@@ -26,7 +28,7 @@ struct CentralClientSessionTests {
         wrong[0] ^= 0x80
         #expect(
             d.feed(.identRead(wrong))
-                == [.sessionEnded(.protocolError(.readerIdentMismatch), interruptedTransfer: [1, 2, 3].progress)])
+                == [.sessionEnded(.protocolError(.identMismatch), interruptedTransfer: [1, 2, 3].progress)])
         #expect(d.chunksSent == 0)
         #expect(d.stateSent.isEmpty)
     }
@@ -34,14 +36,14 @@ struct CentralClientSessionTests {
     @Test(arguments: [[UInt8](), [UInt8](0x10..<0x1F), [UInt8](0x10..<0x21)])
     func anIdentOfTheWrongLengthIsRefused(_ value: [UInt8]) throws {
         var d = try Self.session()
-        #expect(d.feed(.identRead(value)).last?.endReason == .protocolError(.readerIdentMismatch))
+        #expect(d.feed(.identRead(value)).last?.endReason == .protocolError(.identMismatch))
         #expect(d.stateSent.isEmpty)
     }
 
     @Test func aMissingIdentIsRefused() throws {
         var d = try Self.session()
         #expect(
-            d.feed(.identRead(nil)) == [.sessionEnded(.protocolError(.readerIdentMissing), interruptedTransfer: nil)])
+            d.feed(.identRead(nil)) == [.sessionEnded(.protocolError(.identMissing), interruptedTransfer: nil)])
         #expect(d.stateSent.isEmpty)
     }
 
@@ -49,7 +51,7 @@ struct CentralClientSessionTests {
         var d = try Self.session()
         #expect(d.feed(.subscribed) == [])
         #expect(d.feed(.send([7, 7])) == [])
-        #expect(d.feed(.end) == [.sessionEnded(.holderEnded, interruptedTransfer: [7, 7].progress)])
+        #expect(d.feed(.end) == [.sessionEnded(.localEnded, interruptedTransfer: [7, 7].progress)])
         #expect(d.chunksSent == 0)
         #expect(d.stateSent.isEmpty)
     }
@@ -71,7 +73,7 @@ struct CentralClientSessionTests {
         d.feed(.send(response))
         #expect(d.readerReceived == [response])
         #expect(!d.twoChunksInFlight)
-        #expect(d.feed(.stateReceived([0x02])) == [.sessionEnded(.readerEnded, interruptedTransfer: nil)])
+        #expect(d.feed(.stateReceived([0x02])) == [.sessionEnded(.peerEnded, interruptedTransfer: nil)])
     }
 
     @Test func aSubscriptionBeforeTheIdentStartsOnceTheIdentMatches() throws {
@@ -80,12 +82,12 @@ struct CentralClientSessionTests {
         d.feed(.send([5]))
         #expect(
             d.feed(.identRead(Self.ident.bytes)) == [
-                .readerIdentVerified, .sendState(.start), .sessionStarted, .sendChunk([0x00, 5]),
+                .identVerified, .sendState(.start), .sessionStarted, .sendChunk([0x00, 5]),
             ])
     }
 
     @Test func aPeripheralSessionIgnoresIdentReads() throws {
-        var session = try BLESession(mode: .peripheralServer)
+        var session = try BLESession(role: .gattServer, maximumMessageSize: MessageSizeLimit.request)
         #expect(session.handle(.identRead(nil)) == [])
         #expect(session.state == .awaitingStart)
     }

@@ -18,7 +18,7 @@ struct FragmentationRoundTripTests {
         #expect(chunks.dropLast().allSatisfy { $0.count == cap && $0[0] == 0x01 })
         #expect(chunks.last?[0] == 0x00)
 
-        var assembler = MessageAssembler()
+        var assembler = MessageAssembler(maximumMessageSize: MessageSizeLimit.request)
         var out: [[UInt8]] = []
         for chunk in chunks {
             if let m = try assembler.append(chunk) { out.append(m) }

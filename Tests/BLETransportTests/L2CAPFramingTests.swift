@@ -23,7 +23,7 @@ struct L2CAPFramingTests {
         let messages = [rng.bytes(100_000), [], rng.bytes(3), rng.bytes(65_536)]
         let stream = try messages.flatMap { try L2CAPFraming.frame($0) }
         for round in 0..<20 {
-            var decoder = L2CAPMessageDecoder()
+            var decoder = L2CAPMessageDecoder(maximumMessageSize: MessageSizeLimit.request)
             var received: [[UInt8]] = []
             var offset = 0
             while offset < stream.count {
@@ -49,7 +49,7 @@ struct L2CAPFramingTests {
     }
 
     @Test func theDefaultLimitIs256KiB() throws {
-        var decoder = L2CAPMessageDecoder()
+        var decoder = L2CAPMessageDecoder(maximumMessageSize: MessageSizeLimit.request)
         #expect(try decoder.append([0x00, 0x04, 0x00, 0x00]) == [])  // 262 144: accepted
         decoder.reset()
         #expect(throws: BLETransportError.messageTooLarge(size: 262_145, limit: 262_144)) {
@@ -58,7 +58,7 @@ struct L2CAPFramingTests {
     }
 
     @Test func severalFramesInOnePieceAllComeOut() throws {
-        var decoder = L2CAPMessageDecoder()
+        var decoder = L2CAPMessageDecoder(maximumMessageSize: MessageSizeLimit.request)
         let stream = try L2CAPFraming.frame([1]) + L2CAPFraming.frame([2, 2]) + L2CAPFraming.frame([3, 3, 3])
         #expect(try decoder.append(stream + [0, 0]) == [[1], [2, 2], [3, 3, 3]])
         #expect(decoder.isMidMessage)

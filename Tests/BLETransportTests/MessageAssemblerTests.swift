@@ -5,13 +5,13 @@ import Testing
 /// bound.
 struct MessageAssemblerTests {
     @Test func anEmptyChunkIsRefused() {
-        var assembler = MessageAssembler()
+        var assembler = MessageAssembler(maximumMessageSize: MessageSizeLimit.request)
         #expect(throws: BLETransportError.emptyChunk) { try assembler.append([]) }
     }
 
     @Test(arguments: [UInt8(0x02), 0x03, 0x80, 0xFF])
     func anUnknownHeaderIsRefused(_ header: UInt8) {
-        var assembler = MessageAssembler()
+        var assembler = MessageAssembler(maximumMessageSize: MessageSizeLimit.request)
         #expect(throws: BLETransportError.unknownChunkHeader(header)) { try assembler.append([header, 1, 2]) }
     }
 
@@ -32,7 +32,7 @@ struct MessageAssemblerTests {
     }
 
     @Test func theDefaultLimitIs256KiB() throws {
-        var assembler = MessageAssembler()
+        var assembler = MessageAssembler(maximumMessageSize: MessageSizeLimit.request)
         #expect(assembler.maximumMessageSize == 262_144)
         let chunks = try MessageFragmenter(mtu: 517).chunks(of: [UInt8](repeating: 3, count: 262_145))
         for chunk in chunks.dropLast() { #expect(try assembler.append(chunk) == nil) }
@@ -44,7 +44,7 @@ struct MessageAssemblerTests {
     }
 
     @Test func theAssemblerResetsAfterAnError() throws {
-        var assembler = MessageAssembler()
+        var assembler = MessageAssembler(maximumMessageSize: MessageSizeLimit.request)
         #expect(try assembler.append([0x01, 1, 2, 3]) == nil)
         #expect(throws: BLETransportError.unknownChunkHeader(0x07)) { try assembler.append([0x07, 4]) }
         #expect(!assembler.isMidMessage)
@@ -53,7 +53,7 @@ struct MessageAssemblerTests {
     }
 
     @Test func oneByteLastChunkIsAnEmptyMessage() throws {
-        var assembler = MessageAssembler()
+        var assembler = MessageAssembler(maximumMessageSize: MessageSizeLimit.request)
         #expect(try assembler.append([0x00]) == [])
     }
 }

@@ -41,7 +41,7 @@ struct NotificationSenderTests {
         for m in messages { sender.enqueue(m) }
         #expect(sender.progress.totalBytes == 49)
         #expect(sender.progress.messageCount == 3)
-        var assembler = MessageAssembler()
+        var assembler = MessageAssembler(maximumMessageSize: MessageSizeLimit.request)
         var received: [[UInt8]] = []
         while let chunk = sender.nextChunk() {
             if let m = try assembler.append(chunk) { received.append(m) }

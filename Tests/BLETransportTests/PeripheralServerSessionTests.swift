@@ -10,16 +10,16 @@ struct PeripheralServerSessionTests {
     }()
 
     /// Subscribed and started at MTU 517, as a reader does it.
-    static func started(maximumMessageSize: Int = MessageAssembler.defaultMaximumMessageSize) throws -> SessionDriver {
+    static func started(maximumMessageSize: Int = MessageSizeLimit.request) throws -> SessionDriver {
         var d = SessionDriver(
-            try BLESession(mode: .peripheralServer, mtu: 517, maximumMessageSize: maximumMessageSize))
+            try BLESession(role: .gattServer, mtu: 517, maximumMessageSize: maximumMessageSize))
         #expect(d.feed(.subscribed) == [])
         #expect(d.feed(.stateReceived([0x01])) == [.sessionStarted])
         return d
     }
 
     @Test func theReaderStartsTheSessionWithStateStart() throws {
-        var session = try BLESession(mode: .peripheralServer)
+        var session = try BLESession(role: .gattServer, maximumMessageSize: MessageSizeLimit.request)
         #expect(session.state == .awaitingStart)
         #expect(session.handle(.subscribed) == [])
         #expect(session.handle(.stateReceived([0x01])) == [.sessionStarted])
@@ -29,7 +29,7 @@ struct PeripheralServerSessionTests {
     }
 
     @Test func noMessageIsDeliveredBeforeStateStart() throws {
-        var d = SessionDriver(try BLESession(mode: .peripheralServer))
+        var d = SessionDriver(try BLESession(role: .gattServer, maximumMessageSize: MessageSizeLimit.request))
         d.feed(.subscribed)
         d.feed(.chunkReceived([0x00, 0xA0]))
         #expect(d.delivered.isEmpty)
@@ -68,7 +68,7 @@ struct PeripheralServerSessionTests {
     }
 
     @Test func everyChunkFitsTheMTU() throws {
-        var d = SessionDriver(try BLESession(mode: .peripheralServer))
+        var d = SessionDriver(try BLESession(role: .gattServer, maximumMessageSize: MessageSizeLimit.request))
         d.feed(.mtuChanged(185))
         d.feed(.mtuChanged(5))  // nonsense is ignored
         #expect(d.session.mtu == 185)
@@ -87,8 +87,8 @@ struct PeripheralServerSessionTests {
         var d = try Self.started()
         try d.readerSends(Self.request)
         d.feed(.send(Self.response))
-        #expect(d.feed(.stateReceived([0x02])) == [.sessionEnded(.readerEnded, interruptedTransfer: nil)])
-        #expect(d.session.state == .ended(.readerEnded))
+        #expect(d.feed(.stateReceived([0x02])) == [.sessionEnded(.peerEnded, interruptedTransfer: nil)])
+        #expect(d.session.state == .ended(.peerEnded))
         #expect(d.stateSent.isEmpty)
     }
 
@@ -101,7 +101,7 @@ struct PeripheralServerSessionTests {
         #expect(
             out == [
                 .sessionEnded(
-                    .readerEnded,
+                    .peerEnded,
                     interruptedTransfer: TransferProgress(
                         bytesSent: 5110, totalBytes: 100_000, messagesSent: 0, messageCount: 1))
             ])
@@ -118,7 +118,7 @@ struct PeripheralServerSessionTests {
     }
 
     @Test func aDisconnectBeforeTheStartIsAFailure() throws {
-        var d = SessionDriver(try BLESession(mode: .peripheralServer))
+        var d = SessionDriver(try BLESession(role: .gattServer, maximumMessageSize: MessageSizeLimit.request))
         d.feed(.subscribed)
         #expect(d.feed(.disconnected) == [.sessionEnded(.disconnected, interruptedTransfer: nil)])
     }
@@ -171,17 +171,17 @@ struct PeripheralServerSessionTests {
         while !d.session.isEnded { last = d.feed(.chunkSent) }
         #expect(d.readerReceived == [Self.response])
         #expect(
-            last.suffix(2) == [.sendState(.end), .sessionEnded(.holderEnded, interruptedTransfer: nil)])
+            last.suffix(2) == [.sendState(.end), .sessionEnded(.localEnded, interruptedTransfer: nil)])
     }
 
     @Test func theHolderEndsAtOnceWhenIdle() throws {
         var d = try Self.started()
-        #expect(d.feed(.end) == [.sendState(.end), .sessionEnded(.holderEnded, interruptedTransfer: nil)])
+        #expect(d.feed(.end) == [.sendState(.end), .sessionEnded(.localEnded, interruptedTransfer: nil)])
     }
 
     @Test func theHolderEndingBeforeTheStartSendsNoState() throws {
-        var d = SessionDriver(try BLESession(mode: .peripheralServer))
-        #expect(d.feed(.end) == [.sessionEnded(.holderEnded, interruptedTransfer: nil)])
+        var d = SessionDriver(try BLESession(role: .gattServer, maximumMessageSize: MessageSizeLimit.request))
+        #expect(d.feed(.end) == [.sessionEnded(.localEnded, interruptedTransfer: nil)])
     }
 
     @Test func aBadChunkHeaderEndsWithAProtocolError() throws {
@@ -204,7 +204,7 @@ struct PeripheralServerSessionTests {
     }
 
     @Test func chunksWaitForTheSubscription() throws {
-        var d = SessionDriver(try BLESession(mode: .peripheralServer))
+        var d = SessionDriver(try BLESession(role: .gattServer, maximumMessageSize: MessageSizeLimit.request))
         d.feed(.stateReceived([0x01]))
         #expect(d.feed(.send([1, 2, 3])) == [])
         #expect(d.feed(.subscribed).first == .sendChunk([0x00, 1, 2, 3]))

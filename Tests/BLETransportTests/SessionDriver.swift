@@ -12,7 +12,7 @@ struct SessionDriver {
     private(set) var chunksSent = 0
     private(set) var twoChunksInFlight = false
     private var inFlight = false
-    private var readerAssembler = MessageAssembler()
+    private var readerAssembler = MessageAssembler(maximumMessageSize: MessageSizeLimit.request)
 
     init(_ session: BLESession) {
         self.session = session

@@ -137,4 +137,29 @@ struct DBusObjectTreeTests {
             await client.close()
         }
     }
+
+    @Test func pathsAboveAnExportedTreeIntrospectAsNodesListingTheirChildren() async throws {
+        try await PrivateBus.with { bus in
+            let server = try await DBusConnection.connect(address: bus.address)
+            let client = try await DBusConnection.connect(address: bus.address)
+            let tree = DBusObjectTree(root: "/org/example/app")
+            try await tree.export(on: server)
+            let name = await server.uniqueName
+            func introspect(_ path: DBusObjectPath) async throws -> String {
+                try await client.call(
+                    destination: name, path: path, interface: DBusStandardInterface.introspectable,
+                    member: "Introspect"
+                ).first?.stringValue ?? ""
+            }
+            #expect(try await introspect("/").contains("<node name=\"org\"/>"))
+            #expect(try await introspect("/org").contains("<node name=\"example\"/>"))
+            #expect(try await introspect("/org/example").contains("<node name=\"app\"/>"))
+            #expect(try await introspect("/org/example").contains("org.freedesktop.DBus.Introspectable"))
+            // Elsewhere nothing is exported: no child is listed (libdbus answers with an empty
+            // node, or an error).
+            #expect((try? await introspect("/net"))?.contains("<node name=") != true)
+            await server.close()
+            await client.close()
+        }
+    }
 }

@@ -51,7 +51,7 @@ struct SessionEndReasonTests {
             SessionEndReason.proximity(try Self.result(responses: 0, records: [], holderEnd: .consentTimeout))
                 == "timeout")
         #expect(
-            SessionEndReason.proximity(try Self.result(responses: 0, records: [], transportEnd: .readerEnded))
+            SessionEndReason.proximity(try Self.result(responses: 0, records: [], transportEnd: .peerEnded))
                 == "reader-ended")
         #expect(
             SessionEndReason.proximity(try Self.result(responses: 0, records: [], transportEnd: .disconnected))
@@ -68,7 +68,7 @@ extension SessionEndReasonTests {
             responses: 1, records: [.sent], holderEnd: .transportClosed, transportEnd: .disconnected)
         stalled.timedOut = .drain
         #expect(SessionEndReason.proximity(stalled) == "timeout")
-        var silent = try Self.result(responses: 0, records: [], holderEnd: .holderEnded, transportEnd: .holderEnded)
+        var silent = try Self.result(responses: 0, records: [], holderEnd: .holderEnded, transportEnd: .localEnded)
         silent.timedOut = .firstRequest
         #expect(SessionEndReason.proximity(silent) == "timeout")
     }

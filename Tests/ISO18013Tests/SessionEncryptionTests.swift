@@ -119,7 +119,7 @@ struct SessionEncryptionTests {
         // Derived (not a published Annex D value): same construction as the standard's.
         let e = try DeviceEngagement(bytes: Vectors.annexD("DeviceEngagement"))
         #expect(
-            try BLEIdent.compute(eDeviceKeyBytes: e.eDeviceKeyBytes)
+            try BLEIdentDerivation.compute(eDeviceKeyBytes: e.eDeviceKeyBytes)
                 == Vectors.annexD("BLEIdent_for_Annex_D_EDeviceKeyBytes"))
     }
 }

@@ -86,7 +86,7 @@ struct CentralClientHolderTests {
     @Test func aReaderWithAnotherIdentIsRefusedBeforeAnythingIsSent() async throws {
         let (result, verified, link) = try await Self.present(try Setup(), ident: .wrong)
         #expect(verified == nil)
-        #expect(result.transportEnd == .protocolError(.readerIdentMismatch))
+        #expect(result.transportEnd == .protocolError(.identMismatch))
         #expect(!result.isSuccess)
         #expect(result.records.isEmpty)
         #expect(await link.subscribed == false)
@@ -96,7 +96,7 @@ struct CentralClientHolderTests {
 
     @Test func aReaderWithoutIdentIsRefused() async throws {
         let (result, _, link) = try await Self.present(try Setup(), ident: .none)
-        #expect(result.transportEnd == .protocolError(.readerIdentMissing))
+        #expect(result.transportEnd == .protocolError(.identMissing))
         #expect(await link.writeCount == 0)
     }
 
@@ -107,7 +107,7 @@ struct CentralClientHolderTests {
         let portrait = verified?.documents.first?.elements.first { $0.id.identifier == "portrait" }
         #expect(portrait?.value.bytesValue?.count == 100_004)
         #expect(verified?.isValid == true)
-        #expect(result.transportEnd == .readerEnded)
+        #expect(result.transportEnd == .peerEnded)
         #expect(result.isSuccess)
         // One message in chunks of at most min(512, 185 - 3) bytes: all "more" (0x01) but
         // the last (0x00), all full but the last.
@@ -153,7 +153,7 @@ struct CentralClientHolderTests {
             try Setup(), consent: ProximityHolderTests.NeverAnswers(), configuration: config)
         #expect(verified?.documents.isEmpty == true)
         #expect(result.holderEnd == .consentTimeout)
-        #expect(result.transportEnd == .holderEnded)
+        #expect(result.transportEnd == .localEnded)
         #expect(await link.stateWrites() == [[0x01], [0x02]])
     }
 

@@ -1,3 +1,4 @@
+import BLETestSupport
 import BLETransport
 import Foundation
 import ISO18013
@@ -92,7 +93,7 @@ struct HostileReaderTests {
             await server.readerSends(.written(.state, [0x01]))
         }
         #expect(result.timedOut == .firstRequest)
-        #expect(result.transportEnd == .holderEnded)
+        #expect(result.transportEnd == .localEnded)
         #expect(await server.stateNotifications() == [[0x02]])
     }
 

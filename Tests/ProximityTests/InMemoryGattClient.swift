@@ -1,3 +1,4 @@
+import BLETestSupport
 import BLETransport
 import Foundation
 import ISO18013
@@ -39,7 +40,9 @@ actor InMemoryGattClient: MdocGattClient {
 
     // MARK: MdocGattClient (the holder's side)
 
-    func connect(serviceUUID: BLEUUID) async throws -> MdocGattConnection {
+    func connect(serviceUUID: BLEUUID, characteristics: MdocBLEUUIDs.Characteristics) async throws
+        -> MdocGattConnection
+    {
         if neverFindsReader {
             // No reader advertises: the scan goes on until the holder cancels it.
             while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
@@ -59,11 +62,11 @@ actor InMemoryGattClient: MdocGattClient {
         case .fixed(let value): return value
         case .of(let box):
             let engagement = try DeviceEngagement(uri: box.get() ?? "")
-            return try ISO18013.BLEIdent.compute(eDeviceKeyBytes: engagement.eDeviceKeyBytes)
+            return try BLEIdentDerivation.compute(eDeviceKeyBytes: engagement.eDeviceKeyBytes)
         }
     }
 
-    func openL2CAP() async throws -> (any MdocL2CAPChannel)? {
+    func openL2CAP(psm: UInt16?) async throws -> (any MdocL2CAPChannel)? {
         l2capOpened = l2capChannel != nil
         return l2capChannel
     }
@@ -126,7 +129,7 @@ actor InMemoryGattClient: MdocGattClient {
 
     /// The next complete Client2Server message; nil once the holder disconnected without one.
     func readerReceivesMessage() async throws -> [UInt8]? {
-        var assembler = MessageAssembler()
+        var assembler = MessageAssembler(maximumMessageSize: MessageSizeLimit.request)
         while true {
             while let index = writes.firstIndex(where: { $0.0 == .client2Server }) {
                 let (_, chunk) = writes.remove(at: index)

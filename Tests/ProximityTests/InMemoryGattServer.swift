@@ -19,13 +19,9 @@ actor InMemoryGattServer: MdocGattServer {
 
     // MARK: MdocGattServer (the holder's side)
 
-    func start(serviceUUID: BLEUUID) async throws -> AsyncStream<MdocGattEvent> {
-        try await start(serviceUUID: serviceUUID, l2capPSM: nil)
-    }
-
-    func start(serviceUUID: BLEUUID, l2capPSM: UInt16?) async throws -> AsyncStream<MdocGattEvent> {
-        self.serviceUUID = serviceUUID
-        self.l2capPSM = l2capPSM
+    func start(_ service: MdocGattService) async throws -> AsyncStream<MdocGattEvent> {
+        self.serviceUUID = service.uuid
+        self.l2capPSM = service.l2capPSM
         let (stream, continuation) = AsyncStream<MdocGattEvent>.makeStream()
         events = continuation
         for w in startWaiters { w.resume() }
@@ -69,7 +65,7 @@ actor InMemoryGattServer: MdocGattServer {
 
     /// The next complete Server2Client message (State notifications are collected apart).
     func readerReceivesMessage() async throws -> [UInt8]? {
-        var assembler = MessageAssembler()
+        var assembler = MessageAssembler(maximumMessageSize: MessageSizeLimit.request)
         while true {
             while let index = notifications.firstIndex(where: { $0.0 == .server2Client }) {
                 let (_, chunk) = notifications.remove(at: index)

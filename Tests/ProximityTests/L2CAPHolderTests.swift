@@ -1,3 +1,4 @@
+import BLETestSupport
 import BLETransport
 import Foundation
 import ISO18013
@@ -43,7 +44,7 @@ struct L2CAPHolderTests {
         for start in stride(from: 0, to: frame.count, by: 7) {
             try await channel.send(Array(frame[start..<min(start + 7, frame.count)]))
         }
-        var decoder = L2CAPMessageDecoder()
+        var decoder = L2CAPMessageDecoder(maximumMessageSize: MessageSizeLimit.request)
         var verified: VerifiedResponse?
         receiving: while true {
             guard let piece = try? await channel.receive() else { break }
@@ -87,7 +88,7 @@ struct L2CAPHolderTests {
             try await channel.send([0, 0, 0, 0])
         }
         #expect(verified?.isValid == true)
-        #expect(result.transportEnd == .readerEnded)
+        #expect(result.transportEnd == .peerEnded)
         #expect(result.isSuccess)
     }
 
@@ -157,7 +158,7 @@ struct L2CAPHolderTests {
             identity: ReaderIdentity(key: setup.pki.readerKey, chain: [setup.pki.reader]))
         try await readerEnd.send(
             try L2CAPFraming.frame(try reader.establishment(requesting: [ProximityHolderTests.request])))
-        var decoder = L2CAPMessageDecoder()
+        var decoder = L2CAPMessageDecoder(maximumMessageSize: MessageSizeLimit.request)
         var verified: VerifiedResponse?
         receiving: while true {
             guard let piece = try? await readerEnd.receive() else { break }

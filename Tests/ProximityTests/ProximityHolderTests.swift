@@ -1,3 +1,4 @@
+import BLETestSupport
 import BLETransport
 import CBOR
 import Consent
@@ -15,30 +16,7 @@ struct ProximityHolderTests {
     static let mDL = "org.iso.18013.5.1.mDL"
     static let ns = "org.iso.18013.5.1"
 
-    struct Setup {
-        let pki: TestPKI
-        let credential: PresentableCredential
-        init(portraitSize: Int = 2000) throws {
-            pki = try TestPKI.generate()
-            let key = try PrivateKey.generate(.p256)
-            let now = Date()
-            let issuerSigned = try MdocIssuer.issue(
-                docType: ProximityHolderTests.mDL,
-                nameSpaces: [
-                    (
-                        ProximityHolderTests.ns,
-                        [
-                            ("family_name", "Doe"), ("age_over_18", true),
-                            ("portrait", .bytes([0xFF, 0xD8] + SecureRandom.bytes(portraitSize) + [0xFF, 0xD9])),
-                        ]
-                    )
-                ], deviceKey: key.publicKey, documentSignerKey: pki.documentSignerKey,
-                documentSignerChain: [pki.documentSigner], validFrom: now.addingTimeInterval(-60),
-                validUntil: now.addingTimeInterval(3600))
-            credential = PresentableCredential(
-                id: "c", docType: ProximityHolderTests.mDL, issuerSigned: issuerSigned, deviceKey: key)
-        }
-    }
+    typealias Setup = TestMDL
 
     struct ApproveAll: ConsentPrompt {
         func decide(_ request: ConsentRequest) async -> ConsentDecision { .approveAll(request) }
@@ -109,8 +87,17 @@ struct ProximityHolderTests {
         let portrait = verified?.documents.first?.elements.first { $0.id.identifier == "portrait" }
         #expect(portrait?.value.bytesValue?.count == 100_004)
         #expect(verified?.isValid == true)
-        #expect(result.transportEnd == .readerEnded)
+        #expect(result.transportEnd == .peerEnded)
         #expect(result.isSuccess)
+    }
+
+    @Test func theSummarySaysTheReaderEndedWhenItsStateEndCameBeforeTheDisconnect() async throws {
+        let (result, _) = try await Self.present(try Setup()) { server, _ in
+            await server.readerSends(.written(.state, [0x02]))
+            await server.readerSends(.disconnected)
+        }
+        #expect(result.transportEnd == .peerEnded)
+        #expect(result.endDescription == "the reader ended the session (State end)")
     }
 
     @Test func aDisconnectAfterTheResponseIsASuccess() async throws {

@@ -95,6 +95,14 @@ cat >"$expected" <<'EOF'
 644 usr/local/share/mdoc-holder/systemd/online.conf
 644 usr/local/share/mdoc-holder/systemd/tpm.conf
 644 usr/share/dbus-1/system.d/org.mdocholder.conf
+644 usr/local/share/bash-completion/completions/mdoc-holder
+644 usr/local/share/bash-completion/completions/mdoc-reader
+644 usr/local/share/zsh/site-functions/_mdoc-holder
+644 usr/local/share/zsh/site-functions/_mdoc-reader
+644 usr/local/share/fish/vendor_completions.d/mdoc-holder.fish
+644 usr/local/share/fish/vendor_completions.d/mdoc-reader.fish
+644 usr/local/share/man/man1/mdoc-holder.1
+644 usr/local/share/man/man1/mdoc-reader.1
 EOF
 # The BlueZ configuration page ships when it exists (written with the BlueZ VM tier).
 [ ! -f docs/bluez-configuration.md ] || echo "644 usr/local/share/doc/mdoc-holder/bluez-configuration.md" >>"$expected"
@@ -106,6 +114,14 @@ else
     fail "installed files and modes"
     cat "$tmp/files.diff"
 fi
+# The completions and man pages come from the binaries: they know the subcommands.
+check "bash, zsh and fish complete mdoc-holder's subcommands" \
+    bash -c 'for f; do grep -q serve "$f" || exit 1; done' _ \
+    "$dest/usr/local/share/bash-completion/completions/mdoc-holder" \
+    "$dest/usr/local/share/zsh/site-functions/_mdoc-holder" "$dest/usr/local/share/fish/vendor_completions.d/mdoc-holder.fish"
+check "the man pages document present and request" \
+    bash -c 'grep -q "^\.It Em present$" "$1" && grep -q "^\.It Em request$" "$2"' _ \
+    "$dest/usr/local/share/man/man1/mdoc-holder.1" "$dest/usr/local/share/man/man1/mdoc-reader.1"
 dirs_bad="$(cd "$dest" && find . -type d ! -perm 0755 -printf '%m %P\n')"
 check "installed directories are 0755" test -z "$dirs_bad"
 [ -z "$dirs_bad" ] || echo "$dirs_bad"

@@ -3,21 +3,21 @@ import Foundation
 
 /// One end of an in-memory L2CAP channel: bytes sent appear at the other end in order, in
 /// the pieces they were sent in.
-final class InMemoryL2CAPChannel: MdocL2CAPChannel, @unchecked Sendable {
+public final class InMemoryL2CAPChannel: MdocL2CAPChannel, @unchecked Sendable {
     private let lock = NSLock()
     private var inbox: [[UInt8]] = []
     private var closed = false
     private var waiter: CheckedContinuation<[UInt8]?, Never>?
-    weak var peer: InMemoryL2CAPChannel?
+    public weak var peer: InMemoryL2CAPChannel?
     /// Holds the other end alive (the peer link is weak).
-    var keep: InMemoryL2CAPChannel?
+    public var keep: InMemoryL2CAPChannel?
     /// Every piece this end sent, in order.
     private(set) var sent: [[UInt8]] = []
     /// Sends block until the channel is closed, then throw: a peer that stopped reading, its
     /// socket buffer full.
-    var stallSends = false
+    public var stallSends = false
 
-    static func pair() -> (InMemoryL2CAPChannel, InMemoryL2CAPChannel) {
+    public static func pair() -> (InMemoryL2CAPChannel, InMemoryL2CAPChannel) {
         let a = InMemoryL2CAPChannel()
         let b = InMemoryL2CAPChannel()
         a.peer = b
@@ -25,7 +25,7 @@ final class InMemoryL2CAPChannel: MdocL2CAPChannel, @unchecked Sendable {
         return (a, b)
     }
 
-    func send(_ bytes: [UInt8]) async throws {
+    public func send(_ bytes: [UInt8]) async throws {
         if lock.withLock({ stallSends }) {
             while !isClosed { try? await Task.sleep(for: .milliseconds(10)) }
             throw CancellationError()
@@ -35,7 +35,7 @@ final class InMemoryL2CAPChannel: MdocL2CAPChannel, @unchecked Sendable {
         peer.deliver(bytes)
     }
 
-    func receive() async throws -> [UInt8] {
+    public func receive() async throws -> [UInt8] {
         let next: [UInt8]? = await withCheckedContinuation { continuation in
             lock.lock()
             if !inbox.isEmpty {
@@ -54,14 +54,14 @@ final class InMemoryL2CAPChannel: MdocL2CAPChannel, @unchecked Sendable {
         return next
     }
 
-    func close() {
+    public func close() {
         shut()
         peer?.shut()
     }
 
-    var isClosed: Bool { lock.withLock { closed } }
+    public var isClosed: Bool { lock.withLock { closed } }
 
-    var sentPieces: [[UInt8]] { lock.withLock { sent } }
+    public var sentPieces: [[UInt8]] { lock.withLock { sent } }
 
     private func deliver(_ bytes: [UInt8]) {
         lock.lock()
@@ -86,17 +86,17 @@ final class InMemoryL2CAPChannel: MdocL2CAPChannel, @unchecked Sendable {
 }
 
 /// A listener the test connects to with ``connect()``.
-final class InMemoryL2CAPListener: MdocL2CAPListener, @unchecked Sendable {
-    let psm: UInt16
+public final class InMemoryL2CAPListener: MdocL2CAPListener, @unchecked Sendable {
+    public let psm: UInt16
     private let lock = NSLock()
     private var pending: [InMemoryL2CAPChannel] = []
     private var waiter: CheckedContinuation<InMemoryL2CAPChannel?, Never>?
     private var closed = false
 
-    init(psm: UInt16) { self.psm = psm }
+    public init(psm: UInt16) { self.psm = psm }
 
     /// The reader connects: returns its end.
-    func connect() -> InMemoryL2CAPChannel {
+    public func connect() -> InMemoryL2CAPChannel {
         let (holderEnd, readerEnd) = InMemoryL2CAPChannel.pair()
         lock.lock()
         if let waiter {
@@ -112,7 +112,7 @@ final class InMemoryL2CAPListener: MdocL2CAPListener, @unchecked Sendable {
         return readerEnd
     }
 
-    func accept() async throws -> any MdocL2CAPChannel {
+    public func accept() async throws -> any MdocL2CAPChannel {
         let channel: InMemoryL2CAPChannel? = await withCheckedContinuation { continuation in
             lock.lock()
             if !pending.isEmpty {
@@ -131,7 +131,7 @@ final class InMemoryL2CAPListener: MdocL2CAPListener, @unchecked Sendable {
         return channel
     }
 
-    func close() {
+    public func close() {
         lock.lock()
         closed = true
         let w = waiter
@@ -140,5 +140,5 @@ final class InMemoryL2CAPListener: MdocL2CAPListener, @unchecked Sendable {
         w?.resume(returning: nil)
     }
 
-    var isClosed: Bool { lock.withLock { closed } }
+    public var isClosed: Bool { lock.withLock { closed } }
 }

@@ -1,16 +1,15 @@
-import ArgumentParser
 import BLETransport
 import ISO18013
 
 /// The ISO 18013-5 BLE mode the reader uses with one holder, and the service UUID of it.
-enum ReaderBLEMode: Sendable, Equatable {
+public enum ReaderBLEMode: Sendable, Equatable {
     /// mdoc peripheral-server mode: the holder serves `serviceUUID`; we connect.
     case peripheralServer(BLEUUID)
     /// mdoc central-client mode: we serve `serviceUUID` with our Ident; the holder connects.
     case centralClient(BLEUUID)
 
     /// `request --mode`.
-    enum Choice: String, ExpressibleByArgument, CaseIterable {
+    public enum Choice: String, Sendable, CaseIterable {
         case auto
         case peripheral
         case central
@@ -18,7 +17,7 @@ enum ReaderBLEMode: Sendable, Equatable {
 
     /// The mode to use with an engagement: the chosen one if offered; with `auto`,
     /// peripheral-server mode when offered (what every holder supports), else central-client.
-    init(choosing choice: Choice, from options: BleOptions) throws {
+    public init(choosing choice: Choice, from options: BleOptions) throws(BLEReaderError) {
         let peripheral = options.peripheralServerMode ? options.peripheralServerUUID : nil
         let central = options.centralClientMode ? options.centralClientUUID : nil
         switch choice {
@@ -28,24 +27,24 @@ enum ReaderBLEMode: Sendable, Equatable {
             } else if let bytes = central {
                 self = .centralClient(try Self.uuid(bytes, "central-client"))
             } else {
-                throw ReaderCLIError("the engagement offers neither BLE mode with a service UUID")
+                throw .engagement("the engagement offers neither BLE mode with a service UUID")
             }
         case .peripheral:
             guard let bytes = peripheral else {
-                throw ReaderCLIError("the engagement does not offer mdoc peripheral-server mode (--mode peripheral)")
+                throw .engagement("the engagement does not offer mdoc peripheral-server mode (--mode peripheral)")
             }
             self = .peripheralServer(try Self.uuid(bytes, "peripheral-server"))
         case .central:
             guard let bytes = central else {
-                throw ReaderCLIError("the engagement does not offer mdoc central-client mode (--mode central)")
+                throw .engagement("the engagement does not offer mdoc central-client mode (--mode central)")
             }
             self = .centralClient(try Self.uuid(bytes, "central-client"))
         }
     }
 
-    private static func uuid(_ bytes: [UInt8], _ name: String) throws -> BLEUUID {
+    private static func uuid(_ bytes: [UInt8], _ name: String) throws(BLEReaderError) -> BLEUUID {
         guard let uuid = BLEUUID(bytes: bytes) else {
-            throw ReaderCLIError("the engagement's \(name) UUID is not 16 bytes")
+            throw .engagement("the engagement's \(name) UUID is not 16 bytes")
         }
         return uuid
     }

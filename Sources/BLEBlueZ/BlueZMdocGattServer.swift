@@ -1,19 +1,27 @@
+import BLETransport
 import BlueZ
 import DBus
 
-/// The mdoc service (peripheral-server mode) on a BlueZ adapter: a GATT application with
-/// State, Client2Server and Server2Client under the session's service UUID, and an LE
-/// advertisement of that UUID while it waits. One session at a time; ``stop()`` removes both.
+/// The mdoc GATT server role on a BlueZ adapter, for the holder (mdoc peripheral-server
+/// mode) and the reader (mdoc central-client mode): a GATT application with State,
+/// Client2Server and Server2Client (and Ident, L2CAP PSM when the service has them) under the
+/// session's service UUID, and an LE advertisement of that UUID, registered again every
+/// ``advertisementCycle`` until a client connects (a controller may report an advertiser
+/// only when advertising starts). One session at a time; ``stop()`` removes both.
 ///
 /// The registrations survive bluetoothd restarting and the adapter going away and coming
-/// back (``GattServerHost`` registers them again). The reader going away is reported as
+/// back (``GattServerHost`` registers them again). The client going away is reported as
 /// ``MdocGattEvent/disconnected``: its link going down (`Device1.Connected`, or the device
-/// object removed), BlueZ stopping notifications of Server2Client (the reader unsubscribed,
-/// its client process exited, or its link went down), or bluetoothd stopping mid-session.
+/// object removed), BlueZ stopping notifications of Server2Client (the client unsubscribed,
+/// its process exited, or its link went down), or bluetoothd stopping mid-session.
 public actor BlueZMdocGattServer: MdocGattServer {
     private let client: BlueZClient
     private let adapterName: String
     private let notifyVia: NotifyPath
+    private let objectPath: String
+    private let localName: String
+    /// The characteristics of the session being served.
+    private var uuids: MdocBLEUUIDs.Characteristics?
     private var host: GattServerHost?
     private var application: GattApplication?
     private var forwarders: [Task<Void, Never>] = []
@@ -33,57 +41,40 @@ public actor BlueZMdocGattServer: MdocGattServer {
         case acquiredSocket
     }
 
-    public init(client: BlueZClient, adapter: String, notifyVia: NotifyPath = .propertiesChanged) {
+    /// - Parameters:
+    ///   - objectPath: where the application and advertisement objects go
+    ///     (`/org/mdocholder`, `/org/mdocreader`).
+    ///   - localName: the advertised name.
+    public init(
+        client: BlueZClient, adapter: String, notifyVia: NotifyPath = .propertiesChanged,
+        objectPath: String = "/org/mdocholder", localName: String = "mdoc"
+    ) {
         self.client = client
         self.adapterName = adapter
         self.notifyVia = notifyVia
+        self.objectPath = objectPath
+        self.localName = localName
     }
 
-    public func start(serviceUUID: BLEUUID) async throws -> AsyncStream<MdocGattEvent> {
-        try await start(serviceUUID: serviceUUID, l2capPSM: nil)
-    }
-
-    public func start(serviceUUID: BLEUUID, l2capPSM: UInt16?) async throws -> AsyncStream<MdocGattEvent> {
+    public func start(_ service: MdocGattService) async throws -> AsyncStream<MdocGattEvent> {
         await stop()
         sessions += 1
         let session = sessions
-        let service = try Self.bluetoothUUID(serviceUUID)
-        let acquire = notifyVia == .acquiredSocket
+        let serviceUUID = try Self.bluetoothUUID(service.uuid)
         let app = try GattApplication(
-            path: try DBusObjectPath("/org/mdocholder/session\(session)"),
-            services: [
-                GattServiceDescription(
-                    uuid: service,
-                    characteristics: [
-                        GattCharacteristicDescription(
-                            uuid: try Self.bluetoothUUID(MdocCharacteristic.state.uuid),
-                            flags: [.notify, .writeWithoutResponse], acquireNotify: acquire),
-                        GattCharacteristicDescription(
-                            uuid: try Self.bluetoothUUID(MdocCharacteristic.client2Server.uuid),
-                            flags: [.writeWithoutResponse]),
-                        GattCharacteristicDescription(
-                            uuid: try Self.bluetoothUUID(MdocCharacteristic.server2Client.uuid), flags: [.notify],
-                            acquireNotify: acquire),
-                    ]
-                        + (try l2capPSM.map {
-                            [
-                                GattCharacteristicDescription(
-                                    uuid: try Self.bluetoothUUID(MdocBLEUUIDs.peripheralServer.l2capPSM),
-                                    flags: [.read],
-                                    value: L2CAPPSM.encode($0))
-                            ]
-                        } ?? []))
-            ])
+            path: try DBusObjectPath("\(objectPath)/session\(session)"),
+            services: [GattServiceDescription(uuid: serviceUUID, characteristics: try characteristics(of: service))])
         let host = GattServerHost(
             client: client, adapter: adapterName, application: app,
             advertisement: LEAdvertisement(
-                path: try DBusObjectPath("/org/mdocholder/advertisement\(session)"), serviceUUIDs: [service],
-                localName: "mdoc", discoverable: true))
+                path: try DBusObjectPath("\(objectPath)/advertisement\(session)"), serviceUUIDs: [serviceUUID],
+                localName: localName, discoverable: true))
         // The first session fails when BlueZ is not there; later ones wait for it (a holder
         // serving readers keeps going across a bluetoothd restart).
         let hostEvents = try await host.start(waitForBlueZ: session > 1)
         self.host = host
         application = app
+        uuids = service.characteristics
         peer = nil
         readerSeen = false
         lastMTU = nil
@@ -91,7 +82,9 @@ public actor BlueZMdocGattServer: MdocGattServer {
         let (stream, continuation) = AsyncStream<MdocGattEvent>.makeStream()
         self.continuation = continuation
         let characteristics = try Dictionary(
-            uniqueKeysWithValues: MdocCharacteristic.allCases.map { (try Self.bluetoothUUID($0.uuid), $0) })
+            uniqueKeysWithValues: MdocCharacteristic.allCases.map {
+                (try Self.bluetoothUUID($0.uuid(in: service.characteristics)), $0)
+            })
         forwarders = [
             Task { [weak self] in
                 for await event in app.events { await self?.applicationEvent(event, characteristics, session) }
@@ -114,24 +107,53 @@ public actor BlueZMdocGattServer: MdocGattServer {
     }
 
     /// How long the advertisement stays up unanswered before it is registered again.
-    static let advertisementCycle: Duration = .seconds(3)
+    public static let advertisementCycle: Duration = .seconds(3)
+
+    /// The GATT characteristics of `service`: State (notify, write without response),
+    /// Client2Server (write without response), Server2Client (notify), then Ident and
+    /// L2CAP PSM (read) when it has them.
+    private func characteristics(of service: MdocGattService) throws -> [GattCharacteristicDescription] {
+        let uuids = service.characteristics
+        let acquire = notifyVia == .acquiredSocket
+        var out = [
+            GattCharacteristicDescription(
+                uuid: try Self.bluetoothUUID(uuids.state), flags: [.notify, .writeWithoutResponse],
+                acquireNotify: acquire),
+            GattCharacteristicDescription(
+                uuid: try Self.bluetoothUUID(uuids.client2Server), flags: [.writeWithoutResponse]),
+            GattCharacteristicDescription(
+                uuid: try Self.bluetoothUUID(uuids.server2Client), flags: [.notify], acquireNotify: acquire),
+        ]
+        if let ident = service.ident, let uuid = uuids.ident {
+            out.append(
+                GattCharacteristicDescription(uuid: try Self.bluetoothUUID(uuid), flags: [.read], value: ident.bytes))
+        }
+        if let psm = service.l2capPSM {
+            out.append(
+                GattCharacteristicDescription(
+                    uuid: try Self.bluetoothUUID(uuids.l2capPSM), flags: [.read], value: L2CAPPSM.encode(psm)))
+        }
+        return out
+    }
 
     private func awaitingReader(_ session: Int) -> Bool {
         session == sessions && peer == nil && !readerSeen
     }
 
     public func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
-        guard let application else { throw BlueZError.invalidState("the mdoc service is not registered") }
-        try await application.notify(try Self.bluetoothUUID(characteristic.uuid), value)
+        guard let application, let uuids else { throw BlueZError.invalidState("the mdoc service is not registered") }
+        try await application.notify(try Self.bluetoothUUID(characteristic.uuid(in: uuids)), value)
     }
 
     public func stop() async {
         for task in forwarders { task.cancel() }
         forwarders = []
         if let host {
-            // A reader still connected when the session is over (one that stopped answering)
-            // is let go, so it cannot hold the adapter.
-            if let peer { await host.disconnect(peer) }
+            // A client still connected when the session is over (one that stopped answering)
+            // is let go, so it cannot hold the adapter. Only one that used our service: a
+            // device merely connected on the adapter may be the link of our own GATT client
+            // (a holder offering both modes that reached the reader's service first).
+            if let peer, readerSeen { await host.disconnect(peer) }
             await host.stop()
         }
         application?.finish()
@@ -139,6 +161,7 @@ public actor BlueZMdocGattServer: MdocGattServer {
         continuation = nil
         host = nil
         application = nil
+        uuids = nil
         peer = nil
     }
 
@@ -163,7 +186,10 @@ public actor BlueZMdocGattServer: MdocGattServer {
             // BlueZ stops notifications when the reader unsubscribes, when its client
             // process goes away, or when the link drops: in every case the session is over.
             if c == .server2Client { continuation.yield(.disconnected) }
-        case .read, .writeAcquired, .writeReleased:
+        case .read(_, let request):
+            // The holder reading the reader's Ident: a client is there.
+            seen(request)
+        case .writeAcquired, .writeReleased:
             break
         }
     }
@@ -203,11 +229,11 @@ public actor BlueZMdocGattServer: MdocGattServer {
     /// does), and then carries at most MTU − 5 value bytes, cutting the rest silently
     /// (measured in the VM: 510-byte values arrive as 508 at MTU 513, 514 as 512 at MTU 517).
     /// Chunks are min(512, MTU − 3), so MTU − 2 keeps them whole; never below the ATT minimum.
-    static func usableMTU(_ mtu: Int) -> Int {
+    public static func usableMTU(_ mtu: Int) -> Int {
         max(MessageFragmenter.minimumMTU, mtu - 2)
     }
 
-    static func bluetoothUUID(_ uuid: BLEUUID) throws -> BluetoothUUID {
+    public static func bluetoothUUID(_ uuid: BLEUUID) throws -> BluetoothUUID {
         guard let u = BluetoothUUID(uuid.description) else {
             throw BlueZError.invalidState("not a UUID: \(uuid)")
         }

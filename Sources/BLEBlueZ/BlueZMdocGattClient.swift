@@ -1,12 +1,14 @@
+import BLETransport
 import BlueZ
 import DBus
 import L2CAP
 
-/// The holder's GATT client on a BlueZ adapter (mdoc central-client mode): scans for the
-/// reader's service UUID, connects, reads Ident, subscribes to State and Server2Client with
-/// `StartNotify` (values as `PropertiesChanged`) and writes with `WriteValue` type=command.
-/// A lost link shows as `Connected` turning false, which is polled (BlueZ sends no other
-/// signal for it that every BlueZ, and BlueZoo, agrees on).
+/// The mdoc GATT client role on a BlueZ adapter, for the holder (mdoc central-client mode)
+/// and the reader (mdoc peripheral-server mode): scans for the service UUID, connects, finds
+/// the mode's characteristics, reads Ident when asked, subscribes to State and Server2Client
+/// with `StartNotify` (values as `PropertiesChanged`) and writes with `WriteValue`
+/// type=command. A lost link shows as `Connected` turning false, which is polled (BlueZ
+/// sends no other signal for it that every BlueZ, and BlueZoo, agrees on).
 public actor BlueZMdocGattClient: MdocGattClient {
     /// How long one scan runs before it is restarted (the scan itself goes on until found).
     static let scanRound: Duration = .seconds(30)
@@ -14,10 +16,12 @@ public actor BlueZMdocGattClient: MdocGattClient {
     static let connectionPollInterval: Duration = .milliseconds(500)
     /// The cap on each D-Bus call made while disconnecting.
     static let closeTimeout: Duration = .seconds(3)
-    static let connectTimeout: Duration = .seconds(30)
 
     private let client: BlueZClient
     private let adapterName: String
+    private let scanTimeout: Duration?
+    private let connectTimeout: Duration
+    private let log: @Sendable (String) -> Void
     private var link: Link?
 
     private struct Link {
@@ -34,12 +38,25 @@ public actor BlueZMdocGattClient: MdocGattClient {
         var subscribed = false
     }
 
-    public init(client: BlueZClient, adapter: String) {
+    /// - Parameters:
+    ///   - scanTimeout: how long to scan before ``MdocGattClientError/notFound(service:seconds:)``;
+    ///     nil: until found or cancelled.
+    ///   - connectTimeout: the bound on connecting to the device found.
+    ///   - log: each step, for a verbose command line.
+    public init(
+        client: BlueZClient, adapter: String, scanTimeout: Duration? = nil, connectTimeout: Duration = .seconds(30),
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.client = client
         self.adapterName = adapter
+        self.scanTimeout = scanTimeout
+        self.connectTimeout = connectTimeout
+        self.log = log
     }
 
-    public func connect(serviceUUID: BLEUUID) async throws -> MdocGattConnection {
+    public func connect(serviceUUID: BLEUUID, characteristics: MdocBLEUUIDs.Characteristics) async throws
+        -> MdocGattConnection
+    {
         await disconnect()
         let adapter: BlueZAdapter
         do {
@@ -49,11 +66,41 @@ public actor BlueZMdocGattClient: MdocGattClient {
             throw MdocGattClientError.adapter(adapterName, "\(error)")
         }
         let service = try BlueZMdocGattServer.bluetoothUUID(serviceUUID)
-        var device: BlueZDevice?
-        while device == nil {
+        log("scanning on \(adapterName) for service \(service)")
+        let device = try await discover(service, on: adapter)
+        let address = (try? await device.info().address) ?? "\(device.path)"
+        log("connecting to \(address)")
+        do {
+            try await device.connect(timeout: connectTimeout)
+        } catch {
+            await Self.bounded { try? await device.disconnect() }
+            throw MdocGattClientError.connectFailed(device: address, "\(error)")
+        }
+        do {
+            return try await attach(device: device, address: address, service: service, uuids: characteristics)
+        } catch {
+            await Self.bounded { try? await device.disconnect() }
+            throw error
+        }
+    }
+
+    /// The device advertising `service`: scans in rounds until found, cancelled, or
+    /// ``scanTimeout`` passed.
+    private func discover(_ service: BluetoothUUID, on adapter: BlueZAdapter) async throws -> BlueZDevice {
+        let clock = ContinuousClock()
+        let deadline = scanTimeout.map { clock.now.advanced(by: $0) }
+        while true {
             try Task.checkCancellation()
+            var round = Self.scanRound
+            if let deadline {
+                let left = clock.now.duration(to: deadline)
+                guard left > .zero else {
+                    throw MdocGattClientError.notFound(service: service.rawValue, seconds: scanTimeout?.seconds ?? 0)
+                }
+                round = min(round, left)
+            }
             do {
-                device = try await adapter.discoverDevice(advertising: service, timeout: Self.scanRound)
+                return try await adapter.discoverDevice(advertising: service, timeout: round)
             } catch BlueZError.timedOut {
                 continue
             } catch {
@@ -61,25 +108,11 @@ public actor BlueZMdocGattClient: MdocGattClient {
                 throw MdocGattClientError.discoveryFailed("\(error)")
             }
         }
-        guard let device else { throw CancellationError() }
-        let address = (try? await device.info().address) ?? "\(device.path)"
-        do {
-            try await device.connect(timeout: Self.connectTimeout)
-        } catch {
-            await Self.bounded { try? await device.disconnect() }
-            throw MdocGattClientError.connectFailed(device: address, "\(error)")
-        }
-        do {
-            return try await attach(device: device, address: address, service: service)
-        } catch {
-            await Self.bounded { try? await device.disconnect() }
-            throw error
-        }
     }
 
-    private func attach(device: BlueZDevice, address: String, service: BluetoothUUID) async throws
-        -> MdocGattConnection
-    {
+    private func attach(
+        device: BlueZDevice, address: String, service: BluetoothUUID, uuids: MdocBLEUUIDs.Characteristics
+    ) async throws -> MdocGattConnection {
         let services: [RemoteGattService]
         do {
             services = try await device.services()
@@ -89,7 +122,6 @@ public actor BlueZMdocGattClient: MdocGattClient {
         guard let mdoc = services.first(where: { $0.uuid == service }) else {
             throw MdocGattClientError.serviceMissing(service.rawValue)
         }
-        let uuids = MdocBLEUUIDs.centralClient
         func find(_ uuid: BLEUUID) -> RemoteCharacteristic? {
             mdoc.characteristics.first { $0.uuid.rawValue == uuid.description }
         }
@@ -134,13 +166,17 @@ public actor BlueZMdocGattClient: MdocGattClient {
         return try await ident.read()
     }
 
-    public func openL2CAP() async throws -> (any MdocL2CAPChannel)? {
+    public func openL2CAP(psm offered: UInt16?) async throws -> (any MdocL2CAPChannel)? {
         guard let link else { throw MdocGattClientError.notConnected }
-        guard let characteristic = link.l2capPSM, let psm = L2CAPPSM.parse(try await characteristic.read()) else {
-            return nil
+        var psm = offered.flatMap { L2CAPPSM.dynamicRange.contains($0) ? $0 : nil }
+        if psm == nil, let characteristic = link.l2capPSM {
+            psm = L2CAPPSM.parse(try await characteristic.read())
         }
+        guard let psm else { return nil }
         let address = try BluetoothDeviceAddress(link.address, kind: link.randomAddress ? .leRandom : .lePublic)
-        return try await L2CAPChannel.connect(to: address, psm: psm)
+        let channel = try await L2CAPChannel.connect(to: address, psm: psm)
+        log("L2CAP channel open to PSM \(psm) (send MTU \(channel.sendMTU))")
+        return channel
     }
 
     public func subscribe() async throws {
@@ -196,4 +232,9 @@ public actor BlueZMdocGattClient: MdocGattClient {
             group.cancelAll()
         }
     }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -1,3 +1,4 @@
+import BLETransport
 import L2CAP
 
 extension L2CAPChannel: MdocL2CAPChannel {}

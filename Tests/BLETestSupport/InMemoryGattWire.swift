@@ -1,0 +1,136 @@
+import BLETransport
+import Foundation
+
+/// Two GATT roles joined in memory: ``server`` (an ``MdocGattServer``) and ``client`` (an
+/// ``MdocGattClient``) reach each other the way BlueZ joins a server and a client on two
+/// adapters: the client finds the service by UUID once it is served, reads Ident and the
+/// L2CAP PSM, subscribes, writes; the server notifies subscribed characteristics. Either
+/// side may be the holder or the reader, so one wire tests both roles of both sides.
+public actor InMemoryGattWire {
+    private var service: MdocGattService?
+    private var serverEvents: AsyncStream<MdocGattEvent>.Continuation?
+    private var clientEvents: AsyncStream<MdocGattClientEvent>.Continuation?
+    private var subscribed: Set<MdocCharacteristic> = []
+    private var serviceWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The listener a PSM the server serves leads to.
+    private var listener: InMemoryL2CAPListener?
+    /// The MTU the client reports on connecting and the server sees with each write.
+    public let mtu: Int?
+    /// Every State value written or notified, by whom: "server" or "client".
+    public private(set) var states: [(String, [UInt8])] = []
+    public private(set) var serverStopped = false
+    public private(set) var clientDisconnected = false
+
+    public init(mtu: Int? = 185) { self.mtu = mtu }
+
+    /// The server role.
+    public nonisolated var server: Server { Server(wire: self) }
+    /// The client role.
+    public nonisolated var client: Client { Client(wire: self) }
+
+    /// Makes an L2CAP PSM characteristic lead to `listener`.
+    public func route(_ listener: InMemoryL2CAPListener) { self.listener = listener }
+
+    public struct Server: MdocGattServer {
+        let wire: InMemoryGattWire
+        public func start(_ service: MdocGattService) async throws -> AsyncStream<MdocGattEvent> {
+            await wire.serve(service)
+        }
+        public func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
+            try await wire.notify(characteristic, value)
+        }
+        public func stop() async { await wire.stopServing() }
+    }
+
+    public struct Client: MdocGattClient {
+        let wire: InMemoryGattWire
+        public func connect(serviceUUID: BLEUUID, characteristics: MdocBLEUUIDs.Characteristics) async throws
+            -> MdocGattConnection
+        {
+            try await wire.connect(serviceUUID, characteristics)
+        }
+        public func readIdent() async throws -> [UInt8]? { await wire.service?.ident?.bytes }
+        public func subscribe() async throws { try await wire.subscribe() }
+        public func write(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
+            try await wire.write(characteristic, value)
+        }
+        public func disconnect() async { await wire.disconnect() }
+        public func openL2CAP(psm: UInt16?) async throws -> (any MdocL2CAPChannel)? {
+            await wire.openL2CAP(psm)
+        }
+    }
+
+    // MARK: - The server's side
+
+    private func serve(_ service: MdocGattService) -> AsyncStream<MdocGattEvent> {
+        self.service = service
+        serverStopped = false
+        let (stream, continuation) = AsyncStream<MdocGattEvent>.makeStream()
+        serverEvents = continuation
+        for waiter in serviceWaiters { waiter.resume() }
+        serviceWaiters = []
+        return stream
+    }
+
+    private func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) throws {
+        guard let clientEvents, subscribed.contains(characteristic) else { throw MessageChannelError.closed }
+        if characteristic == .state { states.append(("server", value)) }
+        clientEvents.yield(.notified(characteristic, value))
+    }
+
+    private func stopServing() {
+        serverStopped = true
+        service = nil
+        serverEvents?.finish()
+        serverEvents = nil
+        clientEvents?.yield(.disconnected)
+        clientEvents?.finish()
+        clientEvents = nil
+    }
+
+    // MARK: - The client's side
+
+    private func connect(_ uuid: BLEUUID, _ characteristics: MdocBLEUUIDs.Characteristics) async throws
+        -> MdocGattConnection
+    {
+        while service?.uuid != uuid {
+            try Task.checkCancellation()
+            await withCheckedContinuation { serviceWaiters.append($0) }
+        }
+        guard service?.characteristics == characteristics else {
+            throw MdocGattClientError.characteristicMissing(name: "State", uuid: "\(characteristics.state)")
+        }
+        let (stream, continuation) = AsyncStream<MdocGattClientEvent>.makeStream()
+        clientEvents = continuation
+        clientDisconnected = false
+        return MdocGattConnection(mtu: mtu, events: stream)
+    }
+
+    private func subscribe() throws {
+        guard let serverEvents else { throw MdocGattClientError.notConnected }
+        subscribed = [.server2Client, .state]
+        if let mtu { serverEvents.yield(.mtu(mtu)) }
+        serverEvents.yield(.subscribed(.server2Client))
+        serverEvents.yield(.subscribed(.state))
+    }
+
+    private func write(_ characteristic: MdocCharacteristic, _ value: [UInt8]) throws {
+        guard let serverEvents, clientEvents != nil else { throw MdocGattClientError.notConnected }
+        if characteristic == .state { states.append(("client", value)) }
+        serverEvents.yield(.written(characteristic, value))
+    }
+
+    private func disconnect() {
+        guard clientEvents != nil else { return }
+        clientDisconnected = true
+        subscribed = []
+        clientEvents?.finish()
+        clientEvents = nil
+        serverEvents?.yield(.disconnected)
+    }
+
+    private func openL2CAP(_ psm: UInt16?) -> (any MdocL2CAPChannel)? {
+        guard let listener, let served = psm ?? service?.l2capPSM, served == listener.psm else { return nil }
+        return listener.connect()
+    }
+}

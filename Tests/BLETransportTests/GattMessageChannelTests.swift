@@ -1,0 +1,97 @@
+import BLETestSupport
+import BLETransport
+import Testing
+
+/// Both GATT roles of ``GattMessageChannel`` over one in-memory wire: a server-side channel
+/// and a client-side channel carry messages both ways, in chunks of the MTU, and end with
+/// State 0x02.
+struct GattMessageChannelTests {
+    static let uuid = BLEUUID(high: 0x1234, low: 0x5678)
+    static let ident = BLEIdent(bytes: [UInt8](0..<16))!
+    static let options = GattMessageChannel.Options(maximumMessageSize: MessageSizeLimit.response)
+
+    /// A served channel and a connected one on `wire`; `ident` is served and expected.
+    static func pair(
+        _ wire: InMemoryGattWire, served: MdocGattService, expectedIdent: BLEIdent?
+    ) async throws -> (server: GattMessageChannel, client: GattMessageChannel) {
+        let events = try await wire.server.start(served)
+        let server = try await GattMessageChannel.serving(wire.server, events: events, options: options)
+        let connection = try await wire.client.connect(
+            serviceUUID: served.uuid, characteristics: served.characteristics)
+        let client = try await GattMessageChannel.connected(
+            wire.client, connection: connection, expectedIdent: expectedIdent, options: options)
+        return (server, client)
+    }
+
+    @Test func messagesCrossBothWaysInEitherRoleAssignment() async throws {
+        for (service, ident) in [
+            (MdocGattService.peripheralServer(Self.uuid), nil),
+            (MdocGattService.centralClient(Self.uuid, ident: Self.ident), Self.ident),
+        ] {
+            let wire = InMemoryGattWire(mtu: 64)
+            let (server, client) = try await Self.pair(wire, served: service, expectedIdent: ident)
+            #expect(await server.waitUntilStarted(timeout: .seconds(5)))
+            #expect(await client.waitUntilStarted(timeout: .seconds(5)))
+            let request = [UInt8](repeating: 0xA5, count: 1000)
+            let response = (0..<5000).map { UInt8(truncatingIfNeeded: $0) }
+            try await client.send(request)
+            #expect(await server.receive(timeout: .seconds(5)) == .message(request))
+            try await server.send(response)
+            #expect(await client.receive(timeout: .seconds(5)) == .message(response))
+            await client.close()
+            #expect(await server.receive(timeout: .seconds(5)) == .closed(.peerEnded))
+            #expect(await wire.states.map(\.1) == [[0x01], [0x02]])
+            #expect(await wire.clientDisconnected)
+        }
+    }
+
+    @Test func aClientExpectingAnotherIdentSendsNothingAndEnds() async throws {
+        let wire = InMemoryGattWire()
+        let other = BLEIdent(bytes: [UInt8](repeating: 9, count: 16))!
+        let (server, client) = try await Self.pair(
+            wire, served: .centralClient(Self.uuid, ident: Self.ident), expectedIdent: other)
+        #expect(await client.waitUntilStarted(timeout: .seconds(5)) == false)
+        #expect(await client.receive(timeout: .seconds(5)) == .closed(.protocolError(.identMismatch)))
+        #expect(await server.waitUntilStarted(timeout: .milliseconds(200)) == false)
+        #expect(await wire.states.isEmpty)
+        await #expect(throws: MessageChannelError.closed) { try await client.send([1]) }
+    }
+
+    @Test func aServerWhoseClientNeverStartsTimesOutWaiting() async throws {
+        let wire = InMemoryGattWire()
+        let events = try await wire.server.start(.peripheralServer(Self.uuid))
+        let server = try await GattMessageChannel.serving(wire.server, events: events, options: Self.options)
+        #expect(await server.waitUntilStarted(timeout: .milliseconds(100)) == false)
+        #expect(await server.receive(timeout: .milliseconds(50)) == nil)
+        await server.close()
+        #expect(await wire.serverStopped)
+        #expect(await wire.states.isEmpty)
+    }
+
+    @Test func aDisconnectAfterOurResponseIsOrderly() async throws {
+        let wire = InMemoryGattWire()
+        let (server, client) = try await Self.pair(wire, served: .peripheralServer(Self.uuid), expectedIdent: nil)
+        try await client.send([1, 2, 3])
+        #expect(await server.receive(timeout: .seconds(5)) == .message([1, 2, 3]))
+        try await server.send([4, 5, 6])
+        #expect(await client.receive(timeout: .seconds(5)) == .message([4, 5, 6]))
+        await wire.client.disconnect()
+        #expect(await server.receive(timeout: .seconds(5)) == .closed(.disconnectedAfterResponse))
+    }
+
+    @Test func aCappedChunkSizeHoldsForEveryChunk() async throws {
+        let wire = InMemoryGattWire(mtu: 517)
+        var options = Self.options
+        options.maximumChunkSize = 100
+        let events = try await wire.server.start(.peripheralServer(Self.uuid))
+        let server = try await GattMessageChannel.serving(wire.server, events: events, options: options)
+        let connection = try await wire.client.connect(
+            serviceUUID: Self.uuid, characteristics: MdocBLEUUIDs.peripheralServer)
+        let client = try await GattMessageChannel.connected(
+            wire.client, connection: connection, expectedIdent: nil, options: Self.options)
+        #expect(await server.waitUntilStarted(timeout: .seconds(5)))
+        #expect(await server.mtu == 103)
+        try await server.send([UInt8](repeating: 7, count: 1000))
+        #expect(await client.receive(timeout: .seconds(5)) == .message([UInt8](repeating: 7, count: 1000)))
+    }
+}
