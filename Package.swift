@@ -102,8 +102,7 @@ let package = Package(
             name: "HolderService",
             dependencies: [
                 "DBus", "BlueZ", "BLETransport", "BLEBlueZ", "Proximity", "Wallet", "Consent", "Presentation",
-                "OnlineTransport",
-                "OpenID4VP", "ISO18013", "MdocCrypto", "QRCode", "SecureArea",
+                "OnlineTransport", "OpenID4VP", "OpenID4VCI", "ISO18013", "MdocCrypto", "QRCode", "SecureArea",
             ]),
 
         // What the command-line tools share: certificate files (PEM or DER), --consent,
@@ -187,7 +186,7 @@ let package = Package(
             name: "HolderServiceTests",
             dependencies: [
                 "HolderService", "DBus", "Consent", "Wallet", "Proximity", "Presentation", "BLETransport", "ISO18013",
-                "MdocCrypto", "TestSupport", "SecureArea",
+                "MdocCrypto", "TestSupport", "SecureArea", "OnlineTransport", "OpenID4VCI",
             ]),
         .testTarget(
             name: "OnlineTransportTests",

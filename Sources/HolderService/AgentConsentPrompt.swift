@@ -25,21 +25,14 @@ public struct AgentConsentPrompt: ConsentPrompt {
         self.log = log
     }
 
-    private enum Outcome: Sendable {
-        case answered([DBusValue])
-        case failed(DBusError)
-        case departed
-        case cancelled
-    }
-
     public func decide(_ request: ConsentRequest) async -> ConsentDecision {
         guard let agent = await registry.current else {
             log.notice("session \(session): no consent agent registered: declined")
             return .decline
         }
         log.info("session \(session): asking consent agent \(agent)")
-        let outcome = await ask(agent, request)
-        switch outcome {
+        let call = AgentCall(connection: connection, agent: agent, session: session, timeout: timeout)
+        switch await call.call("RequestConsent", [.uint64(session), AgentConsentWire.encode(request)]) {
         case .answered(let body):
             do {
                 let decision = try AgentConsentWire.decode(body, for: request)
@@ -56,59 +49,15 @@ public struct AgentConsentPrompt: ConsentPrompt {
             }
         case .failed(let error) where error.isTimeout:
             log.notice("session \(session): the agent did not answer within \(timeout): declined")
-            cancel(agent)
+            call.cancel()
         case .failed(let error):
             log.notice("session \(session): the agent answered \(error.name): declined")
         case .departed:
             log.notice("session \(session): the agent left the bus before answering: declined")
         case .cancelled:
             log.info("session \(session): consent withdrawn (the session ended)")
-            cancel(agent)
+            call.cancel()
         }
         return .decline
-    }
-
-    /// RequestConsent, raced against the agent's connection leaving the bus.
-    private func ask(_ agent: AgentRegistry.Agent, _ request: ConsentRequest) async -> Outcome {
-        let departures: AsyncStream<DBusMessage>
-        do {
-            departures = try await connection.subscribe(.nameOwnerChanged(agent.owner))
-        } catch {
-            return Task.isCancelled ? .cancelled : .failed(error as? DBusError ?? .failed("subscription failed"))
-        }
-        let call = DBusMessage.methodCall(
-            destination: agent.owner, path: agent.path, interface: AgentConsentWire.interface,
-            member: "RequestConsent", body: [.uint64(session), AgentConsentWire.encode(request)])
-        let (connection, timeout) = (connection, timeout)
-        return await withTaskGroup(of: Outcome.self) { group in
-            group.addTask {
-                do {
-                    return .answered(try await connection.call(call, timeout: timeout).body)
-                } catch let error as DBusError {
-                    return .failed(error)
-                } catch {
-                    return .cancelled
-                }
-            }
-            group.addTask {
-                for await message in departures {
-                    if message.body.count == 3, message.body[2].stringValue == "" { return .departed }
-                }
-                return .cancelled
-            }
-            let first = await group.next() ?? .cancelled
-            group.cancelAll()
-            return Task.isCancelled ? .cancelled : first
-        }
-    }
-
-    /// `Cancel(session)` to the agent, from a task of its own (the caller may be cancelled).
-    private func cancel(_ agent: AgentRegistry.Agent) {
-        var message = DBusMessage.methodCall(
-            destination: agent.owner, path: agent.path, interface: AgentConsentWire.interface, member: "Cancel",
-            body: [.uint64(session)])
-        message.noReplyExpected = true
-        let connection = connection
-        Task.detached { try? await connection.send(message) }
     }
 }

@@ -21,6 +21,9 @@ struct HolderInterface: DBusInterface {
                     outputs: [A("session", "t"), A("engagement_uri", "s")]),
                 .init("Cancel", inputs: [A("session", "t")]),
                 .init("PresentOnline", inputs: [A("url", "s"), A("options", "a{sv}")], outputs: [A("session", "t")]),
+                .init(
+                    "ReceiveCredential", inputs: [A("offer", "s"), A("options", "a{sv}")],
+                    outputs: [A("credential_ids", "as"), A("pending_ids", "as")]),
                 .init("ListCredentials", outputs: [A("credentials", "aa{sv}")]),
                 .init("History", inputs: [A("limit", "u")], outputs: [A("entries", "aa{sv}")]),
             ],
@@ -30,6 +33,9 @@ struct HolderInterface: DBusInterface {
                 .init("ReaderConnected", [A("session", "t")]),
                 .init("RequestReceived", [A("session", "t"), A("requester", "s"), A("doctypes", "as")]),
                 .init("ResponseSent", [A("session", "t"), A("doctypes", "as"), A("elements", "u")]),
+                .init(
+                    "CredentialReceived",
+                    [A("session", "t"), A("credential_id", "s"), A("doctype", "s"), A("copies", "u")]),
                 .init("Ended", [A("session", "t"), A("reason", "s")]),
             ])
     }
@@ -75,6 +81,17 @@ struct HolderInterface: DBusInterface {
                         throw error.dbusError
                     }
                 }
+            case ("ReceiveCredential", "sa{sv}"):
+                guard let offer = call.body[0].stringValue else { break }
+                let options = try ReceiveOptions(call.body[1])
+                return .deferred {
+                    do throws(HolderServiceError) {
+                        let received = try await sessions.receive(offer: offer, options: options)
+                        return [.strings(received.credentialIDs), .strings(received.pendingIDs)]
+                    } catch {
+                        throw error.dbusError
+                    }
+                }
             case ("ListCredentials", ""):
                 return .deferred {
                     do throws(HolderServiceError) {
@@ -92,7 +109,8 @@ struct HolderInterface: DBusInterface {
                         throw error.dbusError
                     }
                 }
-            case ("StartProximity", _), ("Cancel", _), ("PresentOnline", _), ("ListCredentials", _), ("History", _):
+            case ("StartProximity", _), ("Cancel", _), ("PresentOnline", _), ("ReceiveCredential", _),
+                ("ListCredentials", _), ("History", _):
                 throw .invalidArguments(
                     "\(call.member ?? "") does not take (\(call.signature)): see dbus/org.mdocholder.Holder1.xml")
             default:

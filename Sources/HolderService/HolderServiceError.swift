@@ -20,6 +20,16 @@ public enum HolderServiceError: Error, Sendable, Equatable, CustomStringConverti
     case store(String)
     /// The service could not start: the bus name is taken, the bus refused it, ...
     case startup(String)
+    /// The consent front-end declined (an offer: nothing was requested from the issuer).
+    case declined(String)
+    /// The offer needs a transaction code and none that fits it was given.
+    case transactionCode(String)
+    /// The issuer answered with an OAuth error (`invalid_grant` for a wrong transaction code, ...).
+    case issuerRefused(String)
+    /// The issuer could not be reached, or its answer (metadata, token, credential) cannot be used.
+    case issuer(String)
+    /// The credential the issuer sent failed the holder's checks: nothing was stored.
+    case credentialRefused(String)
     /// Something else failed.
     case failed(String)
 
@@ -35,6 +45,11 @@ public enum HolderServiceError: Error, Sendable, Equatable, CustomStringConverti
         case .bluetooth: suffix = "Bluetooth"
         case .store: suffix = "Store"
         case .startup: suffix = "Startup"
+        case .declined: suffix = "Declined"
+        case .transactionCode: suffix = "TransactionCode"
+        case .issuerRefused: suffix = "IssuerRefused"
+        case .issuer: suffix = "Issuer"
+        case .credentialRefused: suffix = "CredentialRefused"
         case .failed: suffix = "Failed"
         }
         return "org.mdocholder.Error." + suffix
@@ -43,7 +58,8 @@ public enum HolderServiceError: Error, Sendable, Equatable, CustomStringConverti
     public var description: String {
         switch self {
         case .invalidArguments(let text), .notFound(let text), .notSupported(let text), .bluetooth(let text),
-            .store(let text), .startup(let text), .failed(let text):
+            .store(let text), .startup(let text), .failed(let text), .declined(let text), .transactionCode(let text),
+            .issuerRefused(let text), .issuer(let text), .credentialRefused(let text):
             return text
         case .busy(let adapter, let session):
             return

@@ -2,7 +2,7 @@ import DBus
 
 /// The signals of `org.mdocholder.Holder1`, sent in the order they are raised: one queue,
 /// one task sending them, so EngagementReady, ReaderConnected, RequestReceived, ResponseSent
-/// and Ended of a session leave in that order whatever task raised them.
+/// (or CredentialReceived) and Ended of a session leave in that order whatever task raised them.
 final class HolderSignals: Sendable {
     static let path: DBusObjectPath = "/org/mdocholder"
     static let interface = "org.mdocholder.Holder1"
@@ -42,6 +42,12 @@ final class HolderSignals: Sendable {
 
     func responseSent(_ session: UInt64, docTypes: [String], elements: Int) {
         raise("ResponseSent", [.uint64(session), .strings(docTypes), .uint32(UInt32(clamping: elements))])
+    }
+
+    func credentialReceived(_ session: UInt64, credentialID: String, docType: String, copies: Int) {
+        raise(
+            "CredentialReceived",
+            [.uint64(session), .string(credentialID), .string(docType), .uint32(UInt32(clamping: copies))])
     }
 
     func ended(_ session: UInt64, reason: String) {

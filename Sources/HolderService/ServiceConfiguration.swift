@@ -28,9 +28,12 @@ public struct ServiceConfiguration: Sendable {
     /// How proximity sessions run (`serve --mode --l2cap --max-chunk-size`); the modes are
     /// those of StartProximity calls that name none, and of the kiosk.
     public var proximity: ProximityOptions
-    /// Whether PresentOnline is allowed (`serve --online`; the unit's sandbox opens Internet
-    /// sockets only then).
+    /// Whether PresentOnline and ReceiveCredential are allowed (`serve --online`; the unit's
+    /// sandbox opens Internet sockets only then).
     public var online: Bool
+    /// The IACA (issuer root) certificates credentials received with ReceiveCredential must
+    /// chain to (`serve --trust-anchor`); none: ReceiveCredential is refused.
+    public var issuerTrust: [Certificate]
     /// Online presentation: who may sign requests, extra TLS roots.
     public var verifierTrust: VerifierTrustConfiguration
     public var tlsCAs: [Certificate]
@@ -45,8 +48,9 @@ public struct ServiceConfiguration: Sendable {
         holder: HolderConfiguration = HolderConfiguration(), defaultAdapter: String = "hci0",
         proximity: ProximityOptions = ProximityOptions(), online: Bool = false,
         verifierTrust: VerifierTrustConfiguration = VerifierTrustConfiguration(trustAnchors: []),
-        tlsCAs: [Certificate] = [], kiosk: KioskConfiguration? = nil
+        tlsCAs: [Certificate] = [], issuerTrust: [Certificate] = [], kiosk: KioskConfiguration? = nil
     ) {
+        self.issuerTrust = issuerTrust
         self.storePath = storePath
         self.busAddress = busAddress
         self.consent = consent

@@ -4,9 +4,19 @@ import Presentation
 import Proximity
 
 /// The `reason` of the Ended signal: completed, declined, cancelled, reader-ended,
-/// disconnected, timeout, or "error: TEXT" (TEXT names what failed, never a value).
+/// disconnected, timeout, pending (an issuance kept pending), or "error: TEXT" (TEXT names
+/// what failed, never a value).
 enum SessionEndReason {
     static let cancelled = "cancelled"
+
+    /// An issuance: completed when everything offered was stored, pending when some of it was
+    /// deferred beyond the wait and kept pending, declined when consent was refused.
+    static func issuance(_ outcome: CredentialIssuance.Outcome) -> String {
+        switch outcome.result {
+        case .declined: return "declined"
+        case .received: return outcome.pending.isEmpty ? "completed" : "pending"
+        }
+    }
 
     static func error(_ text: String) -> String { "error: " + ServiceLog.oneLine(text) }
 

@@ -13,11 +13,12 @@ import Wallet
 /// presentations, their ids, cancellation and end. Follows `org.bluez` on the bus: when
 /// bluetoothd leaves, the proximity sessions end (their registrations went with it).
 actor SessionManager {
-    private let environment: ServiceEnvironment
+    let environment: ServiceEnvironment
     private var nextID: UInt64 = 1
     private var proximity: [UInt64: Task<Void, Never>] = [:]
     private var adapterSessions: [String: UInt64] = [:]
-    private var online: [UInt64: Task<Void, Never>] = [:]
+    /// Online sessions: presentations and issuances (SessionManager+Receive.swift).
+    var online: [UInt64: Task<Void, Never>] = [:]
     /// Sessions ended from outside (Cancel, bluetoothd gone): the reason their Ended carries.
     private var endReasons: [UInt64: String] = [:]
     private var endWaiters: [UInt64: [CheckedContinuation<Void, Never>]] = [:]
@@ -28,7 +29,7 @@ actor SessionManager {
     private var bluetoothWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter: UInt64 = 0
     /// Set when the service stops: no new session starts.
-    private var stopping = false
+    private(set) var stopping = false
     /// Damaged credential rows already logged (each is logged once, not once per session).
     private var reportedUnreadable: Set<UnreadableRow> = []
 
@@ -36,9 +37,9 @@ actor SessionManager {
         self.environment = environment
     }
 
-    private var log: ServiceLog { environment.log }
+    var log: ServiceLog { environment.log }
 
-    private func allocateID() -> UInt64 {
+    func allocateID() -> UInt64 {
         defer { nextID += 1 }
         return nextID
     }
@@ -253,7 +254,7 @@ actor SessionManager {
         for id in ids { await waitUntilEnded(id) }
     }
 
-    private func ended(_ id: UInt64, adapter: String?, reason: String) {
+    func ended(_ id: UInt64, adapter: String?, reason: String) {
         let reason = endReasons.removeValue(forKey: id) ?? reason
         proximity[id] = nil
         online[id] = nil

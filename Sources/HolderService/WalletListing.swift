@@ -43,7 +43,7 @@ enum WalletListing {
         return .array(
             .dictionary(key: .string, value: .variant),
             entries.map { entry in
-                .properties([
+                var fields: [String: DBusValue] = [
                     "time": .string(rfc3339(entry.time)),
                     "channel": .string(entry.channel.rawValue),
                     "requester": .string(entry.requesterName),
@@ -51,7 +51,10 @@ enum WalletListing {
                     "doctype": .string(entry.docType),
                     "outcome": .string(entry.decision.name),
                     "elements": .strings(entry.elementsSent),
-                ])
+                ]
+                // An issuance: how many copies were stored.
+                if let copies = entry.copies { fields["copies"] = .uint32(UInt32(clamping: copies)) }
+                return .properties(fields)
             })
     }
 

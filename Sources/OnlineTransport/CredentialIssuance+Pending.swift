@@ -21,7 +21,10 @@ extension CredentialIssuance {
             throw .setup(error)
         }
         var flow = IssuanceFlow(
-            issuance: self, fetcher: fetcher, store: store, consent: AcceptingNothing(), transactionCode: { _ in nil },
+            issuance: self, fetcher: fetcher, store: store, consent: AcceptingNothing(),
+            transactionCode: { _ throws(CredentialIssuanceError) in
+                throw .transactionCodeUnavailable("a pending issuance is resumed without one")
+            },
             events: events)
         let result: Result<Outcome, CredentialIssuanceError>
         do {
@@ -93,9 +96,11 @@ extension IssuanceFlow {
                     token: token, firstAt: 0)
                 switch response {
                 case .issued(let credentials, let notificationID):
+                    // The pending entry keeps no format: an SD-JWT VC is told from an mdoc by its form.
                     ids.append(
-                        try await storeCopies(
+                        contentsOf: try await storeCopies(
                             credentials, notificationID: notificationID, keys: proved, docType: pending.docType,
+                            sdJWT: credentials.first.map { CredentialStore.sdJWTText(Array($0.utf8)) != nil } ?? false,
                             token: token, source: source, pendingID: pending.id))
                 case .deferred:
                     events(.keptPending(pendingID: pending.id, docType: pending.docType))

@@ -39,8 +39,11 @@ public struct CredentialIssuance: Sendable {
     }
 
     /// What the user (or the caller) gives when the offer needs a transaction code: the
-    /// offer's description of it in, the code out (nil: none given). The code is never logged.
-    public typealias TransactionCodeSource = @Sendable (TransactionCodeDescription) async -> String?
+    /// issuer and the offer's description of the code in, the code out. It throws
+    /// ``CredentialIssuanceError/transactionCodeUnavailable(_:)``, saying why, when no code is
+    /// given. The code is never logged.
+    public typealias TransactionCodeSource =
+        @Sendable (TransactionCodeRequest) async throws(CredentialIssuanceError) -> String
 
     /// IACA certificates received credentials must chain to.
     public var trustAnchors: [Certificate]
@@ -62,14 +65,19 @@ public struct CredentialIssuance: Sendable {
     public var authorizationTimeout: Duration
     /// How long a deferred issuance is polled before it is kept pending (`--wait`).
     public var wait: Duration
+    /// Whether offers without a pre-authorized code may run the authorization code flow (a
+    /// browser the user opens, a loopback redirect). When false they are refused before
+    /// consent, as not supported.
+    public var authorizationCodeFlow: Bool
 
     public init(
         trustAnchors: [Certificate], tlsCAs: [Certificate] = [], secureArea: SecureAreaName? = nil, batch: Int = 1,
         limits: HTTPFetcher.Limits = HTTPFetcher.Limits(), clientID: String = "mdoc-holder",
         redirectURI: String? = nil, authorizationTimeout: Duration = .seconds(300), wait: Duration = .seconds(30),
-        now: @escaping @Sendable () -> Date = { Date() }
+        authorizationCodeFlow: Bool = true, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.wait = wait
+        self.authorizationCodeFlow = authorizationCodeFlow
         self.trustAnchors = trustAnchors
         self.tlsCAs = tlsCAs
         self.secureArea = secureArea

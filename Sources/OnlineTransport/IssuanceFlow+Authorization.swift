@@ -10,17 +10,16 @@ import Wallet
 extension IssuanceFlow {
     // MARK: - Step 4: the access token
 
-    mutating func preAuthorizedToken(_ grant: PreAuthorizedCodeGrant, server: AuthorizationServerMetadata)
-        async throws(CredentialIssuanceError) -> TokenResponse
-    {
+    /// The token for a pre-authorized code; `codeRequest` (the offer asks for a transaction
+    /// code) goes to the transaction code source first.
+    mutating func preAuthorizedToken(
+        _ grant: PreAuthorizedCodeGrant, codeRequest: TransactionCodeRequest?, server: AuthorizationServerMetadata
+    ) async throws(CredentialIssuanceError) -> TokenResponse {
         var code: String?
-        if let description = grant.transactionCode {
-            guard let given = await transactionCode(description) else {
-                throw .transactionCodeUnavailable(
-                    "none was given (--tx-code-file FILE, - for standard input, or answer on the terminal)")
-            }
+        if let codeRequest {
+            let given = try await transactionCode(codeRequest)
             do {
-                try description.check(given)
+                try codeRequest.code.check(given)
             } catch {
                 throw .protocolError(error)
             }

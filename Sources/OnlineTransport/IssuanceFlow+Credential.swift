@@ -10,9 +10,10 @@ import Wallet
 extension IssuanceFlow {
     // MARK: - Step 5: one credential
 
-    /// How one credential ended: stored, or kept pending (deferred).
+    /// How one credential configuration ended: stored (one ID for an mdoc and all its copies;
+    /// one per copy for SD-JWT VCs), or kept pending (deferred).
     enum Received {
-        case stored(String)
+        case stored([String])
         case pending(String)
     }
 
@@ -20,7 +21,7 @@ extension IssuanceFlow {
         _ configuration: CredentialConfiguration, metadata: CredentialIssuerMetadata, token: TokenResponse,
         source: IssuanceSource
     ) async throws(CredentialIssuanceError) -> Received {
-        let docType = configuration.docType ?? configuration.id
+        let docType = configuration.credentialType
         let area: any SecureArea
         do {
             area = try store.secureAreas.area(issuance.secureArea ?? store.secureAreas.defaultArea)
@@ -38,7 +39,8 @@ extension IssuanceFlow {
         }
         do {
             return try await receive(
-                configuration, docType: docType, keys: keys, metadata: metadata, token: token, source: source)
+                configuration, docType: docType, sdJWT: configuration.isSDJWT, keys: keys, metadata: metadata,
+                token: token, source: source)
         } catch {
             Self.discard(keys, in: area)
             throw error
@@ -46,7 +48,7 @@ extension IssuanceFlow {
     }
 
     mutating func receive(
-        _ configuration: CredentialConfiguration, docType: String, keys: [StoredKey],
+        _ configuration: CredentialConfiguration, docType: String, sdJWT: Bool, keys: [StoredKey],
         metadata: CredentialIssuerMetadata, token: TokenResponse, source: IssuanceSource
     ) async throws(CredentialIssuanceError) -> Received {
         let target: CredentialRequest.Target =
@@ -83,8 +85,8 @@ extension IssuanceFlow {
         case .issued(let credentials, let notificationID):
             return .stored(
                 try await storeCopies(
-                    credentials, notificationID: notificationID, keys: keys, docType: docType, token: token,
-                    source: source, pendingID: nil))
+                    credentials, notificationID: notificationID, keys: keys, docType: docType, sdJWT: sdJWT,
+                    token: token, source: source, pendingID: nil))
         case .deferred(let transactionID, let interval):
             guard let endpoint = metadata.deferredCredentialEndpoint else {
                 throw .protocolError(
@@ -98,8 +100,8 @@ extension IssuanceFlow {
             case .issued(let credentials, let notificationID):
                 return .stored(
                     try await storeCopies(
-                        credentials, notificationID: notificationID, keys: keys, docType: docType, token: token,
-                        source: source, pendingID: nil))
+                        credentials, notificationID: notificationID, keys: keys, docType: docType, sdJWT: sdJWT,
+                        token: token, source: source, pendingID: nil))
             case .deferred(let transactionID, let interval):
                 let id = try keepPending(
                     PendingIssuance(
@@ -194,27 +196,38 @@ extension IssuanceFlow {
     }
 
     /// Checks the credentials of one configuration and stores them (all copies or none);
-    /// notifies the issuer either way.
+    /// notifies the issuer either way. `sdJWT`: the credentials are compact SD-JWT VCs (their
+    /// `vct` is `docType`), else base64url IssuerSigned.
     mutating func storeCopies(
-        _ credentials: [String], notificationID: String?, keys: [StoredKey], docType: String, token: TokenResponse,
-        source: IssuanceSource, pendingID: String?
-    ) async throws(CredentialIssuanceError) -> String {
+        _ credentials: [String], notificationID: String?, keys: [StoredKey], docType: String, sdJWT: Bool,
+        token: TokenResponse, source: IssuanceSource, pendingID: String?
+    ) async throws(CredentialIssuanceError) -> [String] {
         var source = source
         source.notificationID = notificationID
         source.notificationToken = token.isDPoP ? nil : token.accessToken
-        let copies: [ReceivedCopy]
-        do {
-            copies = try Self.pair(credentials, with: keys)
-        } catch {
-            let notified = await notify(
-                source, token: token, event: .credentialFailure, description: "malformed credential")
-            throw .refused(docType: docType, error, notified: notified)
+        var copies: [ReceivedCopy] = []
+        if !sdJWT {
+            do {
+                copies = try Self.pair(credentials, with: keys)
+            } catch {
+                let notified = await notify(
+                    source, token: token, event: .credentialFailure, description: "malformed credential")
+                throw .refused(docType: docType, error, notified: notified)
+            }
         }
-        let id: String
+        let ids: [String]
         do {
-            id = try store.receive(
-                copies, docType: docType, from: source, trustAnchors: issuance.trustAnchors, at: issuance.now(),
-                completingPending: pendingID)
+            if sdJWT {
+                ids = try store.receiveSDJWT(
+                    credentials, keys: keys, vct: docType, from: source, trustAnchors: issuance.trustAnchors,
+                    at: issuance.now(), completingPending: pendingID)
+            } else {
+                ids = [
+                    try store.receive(
+                        copies, docType: docType, from: source, trustAnchors: issuance.trustAnchors,
+                        at: issuance.now(), completingPending: pendingID)
+                ]
+            }
         } catch {
             let notified = await notify(
                 source, token: token, event: .credentialFailure, description: "the holder's checks refused it")
@@ -222,9 +235,13 @@ extension IssuanceFlow {
                 from: source, docType: docType, decision: .failed(reason: "refused: \(Self.reason(error))"))
             throw .refused(docType: docType, error, notified: notified)
         }
-        events(.stored(credentialID: id, docType: docType, copies: copies.count))
+        if sdJWT {
+            for id in ids { events(.stored(credentialID: id, docType: docType, copies: 1)) }
+        } else {
+            events(.stored(credentialID: ids[0], docType: docType, copies: copies.count))
+        }
         _ = await notify(source, token: token, event: .credentialAccepted, description: nil)
-        return id
+        return ids
     }
 
     /// The words of a refusal for the history: the kind of check that failed, no values.
@@ -237,6 +254,13 @@ extension IssuanceFlow {
         case .keyDoesNotMatch, .deviceKeyMismatch: return "bound to another key than the one proved"
         case .malformedDocument: return "malformed"
         case .alreadyStored: return "already stored"
+        case .vctMismatch: return "another vct than offered"
+        case .sdJWTKeyMismatch: return "bound to another key than the one proved"
+        case .sdJWTRefused(.issuerNotTrusted), .sdJWTRefused(.jose):
+            return "the SD-JWT VC's issuer signature or chain failed"
+        case .sdJWTRefused(.expired): return "expired"
+        case .sdJWTRefused(.notYetValid): return "not yet valid"
+        case .sdJWTRefused: return "the SD-JWT VC failed its checks (form, disclosures or type)"
         default: return "\(error)"
         }
     }

@@ -45,6 +45,12 @@ struct IssuanceFlow {
         let grant = offer.preAuthorizedCode
         // Without a pre-authorized code the authorization code flow is used, also when the
         // offer names no grant (OpenID4VCI section 4.1.1).
+        if grant == nil, !issuance.authorizationCodeFlow {
+            throw .protocolError(
+                .unsupported(
+                    "the offer has no pre-authorized code: it needs the authorization code flow (a browser), which is not offered here"
+                ))
+        }
         // 2. Metadata.
         let issuerHost = IssuerIdentifier.host(offer.credentialIssuer) ?? "-"
         guard
@@ -70,9 +76,11 @@ struct IssuanceFlow {
             guard let configuration = metadata.configurations[id] else {
                 throw .protocolError(.invalidOffer("the offered configuration \(id) is not in the issuer's metadata"))
             }
-            guard configuration.isMdoc else {
+            guard configuration.isReceivable else {
                 throw .protocolError(
-                    .unsupported("configuration \(id) has format \(configuration.format): only mso_mdoc is received"))
+                    .unsupported(
+                        "configuration \(id) has format \(configuration.format): only mso_mdoc configurations with a doctype and dc+sd-jwt ones with a vct are received"
+                    ))
             }
             if let algorithms = configuration.jwtProofAlgorithms, !algorithms.contains("ES256") {
                 throw .protocolError(.unsupported("configuration \(id) takes no ES256 jwt proof"))
@@ -108,15 +116,19 @@ struct IssuanceFlow {
         guard !accepted.isEmpty else {
             for configuration in configurations {
                 try? store.recordIssuance(
-                    from: source, docType: configuration.docType ?? configuration.id, decision: .declined)
+                    from: source, docType: configuration.credentialType, decision: .declined)
             }
             return CredentialIssuance.Outcome(result: .declined, issuerName: issuerName)
         }
 
         do {
+            let codeRequest = grant?.transactionCode.map {
+                TransactionCodeRequest(
+                    issuerName: issuerName, issuer: metadata.credentialIssuer, tlsHost: issuerHost, code: $0)
+            }
             return try await issue(
-                offer: offer, grant: grant, server: server, metadata: metadata, accepted: accepted, source: source,
-                issuerName: issuerName)
+                offer: offer, grant: grant, codeRequest: codeRequest, server: server, metadata: metadata,
+                accepted: accepted, source: source, issuerName: issuerName)
         } catch {
             // The history records an issuance that failed after consent (a refusal by our
             // checks is recorded where it happens, with its reason).
@@ -124,7 +136,7 @@ struct IssuanceFlow {
             } else {
                 for configuration in accepted {
                     try? store.recordIssuance(
-                        from: source, docType: configuration.docType ?? configuration.id,
+                        from: source, docType: configuration.credentialType,
                         decision: .failed(reason: Self.historyReason(error)))
                 }
             }
@@ -149,8 +161,9 @@ struct IssuanceFlow {
 
     /// Steps 4 to 6, after consent.
     private mutating func issue(
-        offer: CredentialOffer, grant: PreAuthorizedCodeGrant?, server: AuthorizationServerMetadata,
-        metadata: CredentialIssuerMetadata, accepted: [CredentialConfiguration], source: IssuanceSource,
+        offer: CredentialOffer, grant: PreAuthorizedCodeGrant?, codeRequest: TransactionCodeRequest?,
+        server: AuthorizationServerMetadata, metadata: CredentialIssuerMetadata, accepted: [CredentialConfiguration],
+        source: IssuanceSource,
         issuerName: String
     ) async throws(CredentialIssuanceError) -> CredentialIssuance.Outcome {
         // 4. The access token.
@@ -163,7 +176,7 @@ struct IssuanceFlow {
         }
         let token: TokenResponse
         if let grant {
-            token = try await preAuthorizedToken(grant, server: server)
+            token = try await preAuthorizedToken(grant, codeRequest: codeRequest, server: server)
         } else {
             token = try await authorizationCodeToken(
                 server: server, issuerState: offer.authorizationCode?.issuerState,
@@ -179,7 +192,7 @@ struct IssuanceFlow {
         var pending: [String] = []
         for configuration in accepted {
             switch try await receive(configuration, metadata: metadata, token: token, source: source) {
-            case .stored(let id): ids.append(id)
+            case .stored(let stored): ids.append(contentsOf: stored)
             case .pending(let id): pending.append(id)
             }
         }

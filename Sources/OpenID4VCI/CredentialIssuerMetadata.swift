@@ -97,10 +97,12 @@ public struct CredentialIssuerMetadata: Sendable, Equatable {
 /// One entry of `credential_configurations_supported`.
 public struct CredentialConfiguration: Sendable, Equatable {
     public var id: String
-    /// `format`: only `mso_mdoc` is received here.
+    /// `format`: `mso_mdoc` and `dc+sd-jwt` are received here.
     public var format: String
     /// `doctype` (mso_mdoc).
     public var docType: String?
+    /// `vct` (dc+sd-jwt): the SD-JWT VC type.
+    public var vct: String?
     /// `scope`, for the authorization code flow.
     public var scope: String?
     /// `cryptographic_binding_methods_supported` (mso_mdoc: `cose_key`).
@@ -121,6 +123,7 @@ public struct CredentialConfiguration: Sendable, Equatable {
         self.id = id
         self.format = format
         docType = json["doctype"]?.stringValue
+        vct = json["vct"]?.stringValue
         scope = json["scope"]?.stringValue
         bindingMethods = json["cryptographic_binding_methods_supported"]?.arrayValue?.compactMap(\.stringValue) ?? []
         if let jwt = json["proof_types_supported"]?["jwt"] {
@@ -147,12 +150,14 @@ public struct CredentialConfiguration: Sendable, Equatable {
     }
 
     public init(
-        id: String, format: String, docType: String?, scope: String? = nil, bindingMethods: [String] = ["cose_key"],
-        jwtProofAlgorithms: [String]? = ["ES256"], displayName: String? = nil, claims: [ClaimDescription] = []
+        id: String, format: String, docType: String?, vct: String? = nil, scope: String? = nil,
+        bindingMethods: [String] = ["cose_key"], jwtProofAlgorithms: [String]? = ["ES256"], displayName: String? = nil,
+        claims: [ClaimDescription] = []
     ) {
         self.id = id
         self.format = format
         self.docType = docType
+        self.vct = vct
         self.scope = scope
         self.bindingMethods = bindingMethods
         self.jwtProofAlgorithms = jwtProofAlgorithms
@@ -160,8 +165,18 @@ public struct CredentialConfiguration: Sendable, Equatable {
         self.claims = claims
     }
 
-    /// Whether this holder can receive it: an mso_mdoc with a doctype.
+    /// Whether this is an mso_mdoc with a doctype.
     public var isMdoc: Bool { format == "mso_mdoc" && docType != nil }
+
+    /// Whether this is an SD-JWT VC (`dc+sd-jwt`) with a vct.
+    public var isSDJWT: Bool { format == "dc+sd-jwt" && vct != nil }
+
+    /// Whether this holder can receive it: an mdoc or an SD-JWT VC.
+    public var isReceivable: Bool { isMdoc || isSDJWT }
+
+    /// The type the store, consent and history name it by: an mdoc's doctype, an SD-JWT VC's
+    /// vct (the configuration's id when it has neither).
+    public var credentialType: String { (isSDJWT ? vct : docType) ?? docType ?? vct ?? id }
 }
 
 /// A claim an issuer describes: its path (mso_mdoc: namespace, element) and display name.

@@ -2,7 +2,7 @@ import Consent
 
 /// The consent request of an offer: the issuer (its display name, its identifier and the TLS
 /// host that served its metadata) and what it will issue (each credential configuration's
-/// display name and doc type, and its claims with their display names), in the shape every
+/// display name and doc type or vct, and its claims with their display names), in the shape every
 /// consent front-end already shows. Channel ``PresentationChannel/issuance``.
 public enum IssuanceConsent {
     /// - Parameters:
@@ -14,10 +14,11 @@ public enum IssuanceConsent {
         let requester = issuerRequester(issuer, tlsHost: tlsHost)
         let documents = configurations.map { configuration in
             DocumentRequest(
-                docType: configuration.docType ?? configuration.id, credentialID: configuration.id,
+                docType: configuration.credentialType, credentialID: configuration.id,
                 elements: configuration.claims.map { claim in
                     RequestedElement(
-                        elementID(claim.path), intentToRetain: false, available: true, required: claim.mandatory,
+                        elementID(claim.path, sdJWT: configuration.isSDJWT), intentToRetain: false, available: true,
+                        required: claim.mandatory,
                         displayName: claim.displayName)
                 }, requester: requester, displayName: configuration.displayName)
         }
@@ -32,8 +33,11 @@ public enum IssuanceConsent {
             authentication: .trusted(anchor: "the TLS certificate of \(tlsHost)"))
     }
 
-    /// An mso_mdoc claim path is [namespace, element]; other paths are joined with "/".
-    static func elementID(_ path: [String]) -> ElementID {
+    /// An mso_mdoc claim path is [namespace, element]; an SD-JWT VC's claim path is shown as
+    /// presentation shows it (no namespace, names joined with "."); other paths are joined
+    /// with "/".
+    static func elementID(_ path: [String], sdJWT: Bool = false) -> ElementID {
+        if sdJWT { return ElementID("", path.joined(separator: ".")) }
         if path.count == 2 { return ElementID(path[0], path[1]) }
         return ElementID("", path.joined(separator: "/"))
     }
@@ -41,6 +45,6 @@ public enum IssuanceConsent {
     /// Whether the decision accepts the configuration `id`.
     public static func accepts(_ decision: ConsentDecision, configuration: CredentialConfiguration) -> Bool {
         guard case .approve(let approved) = decision else { return false }
-        return approved[configuration.docType ?? configuration.id] != nil
+        return approved[configuration.credentialType] != nil
     }
 }

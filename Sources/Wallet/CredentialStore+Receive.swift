@@ -111,23 +111,7 @@ extension CredentialStore {
         let id = try withDatabase { (db) throws(WalletError) in
             try transaction(db) {
                 if let pendingID {
-                    let keyIDs = try db.query("SELECT key_ids FROM pending_issuances WHERE id = ?", [.text(pendingID)])
-                    {
-                        $0.text(0) ?? "[]"
-                    }
-                    guard let listed = keyIDs.first,
-                        let ids = try? JSONDecoder().decode([String].self, from: Data(listed.utf8)),
-                        Set(ids) == Set(copies.map(\.key.id))
-                    else { throw WalletError.unknownCredential(id: pendingID) }
-                    let dpop = try db.query(
-                        "SELECT dpop_key_id FROM pending_issuances WHERE id = ?", [.text(pendingID)]
-                    ) {
-                        $0.text(0)
-                    }
-                    _ = try db.run("DELETE FROM pending_issuances WHERE id = ?", [.text(pendingID)])
-                    if let dpopKey = dpop.first ?? nil {
-                        _ = try db.run("DELETE FROM keys WHERE id = ?", [.text(dpopKey)])
-                    }
+                    try Self.completePending(pendingID, keyIDs: copies.map(\.key.id), in: db)
                 } else {
                     for copy in copies { try KeyRows.insert(copy.key, into: db) }
                 }
@@ -172,6 +156,24 @@ extension CredentialStore {
             // The credential is stored; a history write failure must not undo it.
         }
         return id
+    }
+
+    /// Ends the pending issuance `pendingID` (inside the caller's transaction): its keys must
+    /// be `keyIDs` (they are stored already); its row and its DPoP key row go.
+    static func completePending(_ pendingID: String, keyIDs: [String], in db: SQLiteDatabase) throws {
+        let listed = try db.query("SELECT key_ids FROM pending_issuances WHERE id = ?", [.text(pendingID)]) {
+            $0.text(0) ?? "[]"
+        }
+        guard let text = listed.first, let ids = try? JSONDecoder().decode([String].self, from: Data(text.utf8)),
+            Set(ids) == Set(keyIDs)
+        else { throw WalletError.unknownCredential(id: pendingID) }
+        let dpop = try db.query("SELECT dpop_key_id FROM pending_issuances WHERE id = ?", [.text(pendingID)]) {
+            $0.text(0)
+        }
+        _ = try db.run("DELETE FROM pending_issuances WHERE id = ?", [.text(pendingID)])
+        if let dpopKey = dpop.first ?? nil {
+            _ = try db.run("DELETE FROM keys WHERE id = ?", [.text(dpopKey)])
+        }
     }
 
     /// Records an issuance that did not end with a stored credential (declined, refused).

@@ -61,34 +61,41 @@ extension CredentialStore {
     }
 
     private func storeSDJWT(_ credential: SDJWTVC, key: StoredKey, isNew: Bool) throws(WalletError) -> String {
-        let subject = (try? credential.sdJWT.issuerSignedJWT.certificateChain().first)?.subject
-        let validFrom = credential.notBefore ?? credential.issuedAt
-        return try withDatabase { (db) throws(WalletError) in
+        try withDatabase { (db) throws(WalletError) in
             try transaction(db) {
                 if isNew { try KeyRows.insert(key, into: db) }
-                let existing = try db.query(
-                    "SELECT id FROM sd_jwt_credentials WHERE compact = ? LIMIT 1", [.text(credential.compact)]
-                ) { $0.text(0) ?? "" }
-                if let id = existing.first { throw WalletError.alreadyStored(document: 1, id: id) }
-                let id = try Self.newID(db, avoiding: [])
-                try db.run(
-                    """
-                    INSERT INTO sd_jwt_credentials (id, vct, issuer, compact, key_id, issuer_subject,
-                        valid_from, valid_until, status, imported_at, claims)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .text(id), .text(credential.vct), .text(credential.issuer), .text(credential.compact),
-                        .text(key.id), .text(subject),
-                        validFrom.map { .real($0.timeIntervalSince1970) } ?? .null,
-                        credential.expires.map { .real($0.timeIntervalSince1970) } ?? .null,
-                        .text(credential.status.map { String(decoding: $0.serialized, as: UTF8.self) }),
-                        .real(Date().timeIntervalSince1970),
-                        .text(JSONList.encode(credential.claimPaths.map(\.description))),
-                    ])
-                return id
+                return try Self.insertSDJWT(credential, keyID: key.id, document: 1, into: db)
             }
         }
+    }
+
+    /// One SD-JWT VC row (inside the caller's transaction); refuses one stored already.
+    static func insertSDJWT(_ credential: SDJWTVC, keyID: String, document: Int, into db: SQLiteDatabase)
+        throws -> String
+    {
+        let subject = (try? credential.sdJWT.issuerSignedJWT.certificateChain().first)?.subject
+        let validFrom = credential.notBefore ?? credential.issuedAt
+        let existing = try db.query(
+            "SELECT id FROM sd_jwt_credentials WHERE compact = ? LIMIT 1", [.text(credential.compact)]
+        ) { $0.text(0) ?? "" }
+        if let id = existing.first { throw WalletError.alreadyStored(document: document, id: id) }
+        let id = try Self.newID(db, avoiding: [])
+        try db.run(
+            """
+            INSERT INTO sd_jwt_credentials (id, vct, issuer, compact, key_id, issuer_subject,
+                valid_from, valid_until, status, imported_at, claims)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(id), .text(credential.vct), .text(credential.issuer), .text(credential.compact),
+                .text(keyID), .text(subject),
+                validFrom.map { .real($0.timeIntervalSince1970) } ?? .null,
+                credential.expires.map { .real($0.timeIntervalSince1970) } ?? .null,
+                .text(credential.status.map { String(decoding: $0.serialized, as: UTF8.self) }),
+                .real(Date().timeIntervalSince1970),
+                .text(JSONList.encode(credential.claimPaths.map(\.description))),
+            ])
+        return id
     }
 
     /// The stored SD-JWT VCs, oldest import first; a row that does not read back is listed

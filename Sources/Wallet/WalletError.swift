@@ -44,6 +44,8 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case sdJWTRefused(SDJWTError)
     /// The SD-JWT VC's `cnf.jwk` is not the given key (`keyID` nil: the --device-key PEM).
     case sdJWTKeyMismatch(keyID: String?)
+    /// A received SD-JWT VC (copy `document`) has another `vct` than the one offered.
+    case vctMismatch(document: Int, offered: String, found: String)
 
     // MARK: Store
 
@@ -116,6 +118,8 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             let key = keyID.map { "key \($0)" } ?? "the given device key"
             return "the SD-JWT VC was issued to another key than \(key): its cnf.jwk is not that key's public key. "
                 + "Give the key the credential was issued to."
+        case .vctMismatch(let document, let offered, let found):
+            return "SD-JWT VC \(document) has vct \(found) but \(offered) was offered; ask the issuer for a new offer."
         case .unknownCredential(let id):
             return "no credential with ID \(id); list the stored ones with `mdoc-holder credentials list`."
         case .corruptCredential(let id, let reason):

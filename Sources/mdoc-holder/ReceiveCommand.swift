@@ -126,7 +126,13 @@ struct ReceiveCommand: AsyncParsableCommand {
             if let offer {
                 outcome = try await issuance.run(
                     offer: offer.trimmingCharacters(in: .whitespacesAndNewlines), store: wallet, consent: setup.prompt,
-                    transactionCode: { description in givenCode ?? Self.askTransactionCode(description) },
+                    transactionCode: { request throws(CredentialIssuanceError) in
+                        guard let code = givenCode ?? Self.askTransactionCode(request.code) else {
+                            throw .transactionCodeUnavailable(
+                                "none was given (--tx-code-file FILE, - for standard input, or answer on the terminal)")
+                        }
+                        return code
+                    },
                     events: Self.show)
             } else {
                 outcome = try await issuance.resumePending(store: wallet, events: Self.show)

@@ -21,7 +21,8 @@ struct ServeCommand: AsyncParsableCommand {
             Consent: with --consent agent (the default) the registered D-Bus agent is asked and everything is \
             declined when none is registered, when it does not answer within --agent-timeout, or when it leaves \
             the bus; with --consent policy:FILE the policy file decides alone and RegisterAgent is refused. \
-            PresentOnline needs --online. \
+            PresentOnline and ReceiveCredential need --online; ReceiveCredential also needs --trust-anchor (the \
+            IACA certificates received credentials must chain to), and asks the agent for an offer's transaction code. \
             --kiosk keeps a proximity session armed on --adapter, publishing each fresh engagement with --qr \
             and --qr-tty. Logs go to standard error, with syslog priorities when run by systemd. Stops on \
             SIGTERM or SIGINT.
@@ -49,8 +50,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "What to do with an unauthenticated or untrusted reader: refuse, ask (with a warning) or allow.")
     var untrustedReaders: String = "ask"
 
-    @Flag(help: "Allow PresentOnline (OpenID4VP over HTTPS). Off by default.")
+    @Flag(
+        help:
+            "Allow PresentOnline (OpenID4VP) and ReceiveCredential (OpenID4VCI) over HTTPS. Off by default.")
     var online = false
+
+    @Option(
+        name: .customLong("trust-anchor"),
+        help: ArgumentHelp(
+            "IACA certificate (PEM or DER) credentials received with ReceiveCredential must chain to. Repeatable.",
+            valueName: "pem"))
+    var trustAnchors: [String] = []
 
     @Option(
         name: .customLong("verifier-trust"),
@@ -146,13 +156,13 @@ struct ServeCommand: AsyncParsableCommand {
         let verifierAnchors = try verifierTrust.flatMap { try WalletCLI.readCertificates($0) }
         let preRegistered = try verifiersFile.map { try PreRegisteredVerifierFile.load(path: $0) } ?? []
         let tls = try tlsCAs.flatMap { try WalletCLI.readCertificates($0) }
+        let issuerAnchors = try trustAnchors.flatMap { try WalletCLI.readCertificates($0) }
         var configuration = ServiceConfiguration(
             storePath: store.resolvedPath, consent: consentMode,
             holder: HolderConfiguration(readerTrustAnchors: readerAnchors, untrustedReaders: untrusted),
             defaultAdapter: adapter, proximity: proximity.options, online: online,
             verifierTrust: VerifierTrustConfiguration(trustAnchors: verifierAnchors, preRegistered: preRegistered),
-            tlsCAs: tls,
-            kiosk: kioskConfiguration)
+            tlsCAs: tls, issuerTrust: issuerAnchors, kiosk: kioskConfiguration)
         configuration.secureAreas = try store.secureAreas.registry()
         return configuration
     }

@@ -36,12 +36,15 @@ struct ServiceBusTests {
     /// A running service and a client connection on a fresh bus.
     static func withService(
         withCredential: Bool = true, consent: ServiceConsent = .agent(timeout: .seconds(5)), online: Bool = true,
+        issuerTrust: [Certificate] = [],
         _ body: (PrivateBus, HolderService, DBusConnection) async throws -> Void
     ) async throws {
         try await PrivateBus.with { bus in
             let store = try makeStore(in: bus.directory, withCredential: withCredential)
             let service = try await HolderService.start(
-                ServiceConfiguration(storePath: store, busAddress: bus.address, consent: consent, online: online),
+                ServiceConfiguration(
+                    storePath: store, busAddress: bus.address, consent: consent, online: online,
+                    issuerTrust: issuerTrust),
                 log: silentLog)
             let client = try await DBusConnection.connect(address: bus.address)
             do {
@@ -160,6 +163,59 @@ struct ServiceBusTests {
                 await Self.errorName(
                     client, "PresentOnline", [.string("openid4vp://?client_id=x"), Self.options([:])])
                     == "org.mdocholder.Error.NotSupported")
+        }
+    }
+
+    static func iaca() throws -> [Certificate] {
+        try Certificate.parsePEM(String(contentsOf: fixtures.appendingPathComponent("pki/iaca.pem"), encoding: .utf8))
+    }
+
+    /// The D-Bus error (name and message) a ReceiveCredential call fails with.
+    static func receiveError(
+        _ client: DBusConnection, _ offer: String, _ options: [String: DBusValue] = [:]
+    ) async -> DBusError? {
+        do {
+            _ = try await call(client, "ReceiveCredential", [.string(offer), Self.options(options)])
+            return nil
+        } catch {
+            return error as? DBusError
+        }
+    }
+
+    @Test func receivingCredentialsIsOffUnlessAskedAsPresentingOnlineIs() async throws {
+        try await Self.withService(online: false, issuerTrust: try Self.iaca()) { _, _, client in
+            let error = try #require(
+                await Self.receiveError(
+                    client, "openid-credential-offer://?credential_offer_uri=https%3A%2F%2Fissuer.example%2Fo"))
+            #expect(error.name == "org.mdocholder.Error.NotSupported")
+            #expect(error.message.contains("--online"))
+        }
+    }
+
+    @Test func receivingNeedsIssuerTrustAnchors() async throws {
+        try await Self.withService { _, _, client in
+            let error = try #require(
+                await Self.receiveError(
+                    client, "openid-credential-offer://?credential_offer_uri=https%3A%2F%2Fissuer.example%2Fo"))
+            #expect(error.name == "org.mdocholder.Error.NotSupported")
+            #expect(error.message.contains("--trust-anchor"))
+        }
+    }
+
+    @Test func receiveCredentialRefusesBadArgumentsAndOffersBeforeAnyRequest() async throws {
+        try await Self.withService(issuerTrust: try Self.iaca()) { _, _, client in
+            let invalid = "org.mdocholder.Error.InvalidArguments"
+            let offer = "openid-credential-offer://?credential_offer_uri=https%3A%2F%2Fissuer.example%2Fo"
+            #expect(await Self.receiveError(client, offer, ["tx_code": "1234"])?.name == invalid)
+            #expect(await Self.receiveError(client, offer, ["batch": .uint32(0)])?.name == invalid)
+            #expect(await Self.errorName(client, "ReceiveCredential", [.string(offer)]) == invalid)
+            // Not an offer: refused by the offer's parser, nothing fetched, no session left behind.
+            let notAnOffer = try #require(await Self.receiveError(client, "openid-credential-offer://"))
+            #expect(notAnOffer.name == invalid)
+            #expect(notAnOffer.message.contains("credential_offer"))
+            let huge = "openid-credential-offer://?credential_offer=" + String(repeating: "x", count: 70_000)
+            let tooLong = try #require(await Self.receiveError(client, huge))
+            #expect(tooLong.name == invalid && tooLong.message.count <= HolderServiceError.replyLimit)
         }
     }
 

@@ -15,21 +15,36 @@ final class TestAgent: Sendable {
         case disconnect
     }
 
+    /// How it answers RequestTransactionCode.
+    enum CodeBehaviour: Sendable {
+        /// Replies with these values (one string is a code).
+        case reply([DBusValue])
+        /// Replies with an error (the user declined).
+        case fail
+        /// Never replies (within the test).
+        case hang
+    }
+
     static let path: DBusObjectPath = "/test/agent"
 
     private final class Recorder: Sendable {
-        let state = Mutex<(requests: [(UInt64, [String: DBusValue])], cancels: [UInt64], releases: Int)>(
-            ([], [], 0))
+        let state = Mutex<
+            (
+                requests: [(UInt64, [String: DBusValue])], codeRequests: [(UInt64, [String: DBusValue])],
+                cancels: [UInt64], releases: Int
+            )
+        >(([], [], [], 0))
     }
 
     let connection: DBusConnection
     private let recorder: Recorder
 
     var requests: [(UInt64, [String: DBusValue])] { recorder.state.withLock { $0.requests } }
+    var codeRequests: [(UInt64, [String: DBusValue])] { recorder.state.withLock { $0.codeRequests } }
     var cancels: [UInt64] { recorder.state.withLock { $0.cancels } }
     var releases: Int { recorder.state.withLock { $0.releases } }
 
-    init(address: String, behaviour: Behaviour) async throws {
+    init(address: String, behaviour: Behaviour, code: CodeBehaviour = .fail) async throws {
         let recorder = Recorder()
         self.recorder = recorder
         connection = try await DBusConnection.connect(address: address)
@@ -58,6 +73,22 @@ final class TestAgent: Sendable {
                 case .disconnect:
                     connection.close()
                     return .error(.disconnected())
+                }
+            case "RequestTransactionCode":
+                guard case .uint64(let session) = call.body[0], let request = call.body[1].propertiesValue else {
+                    return .error(.invalidArgs("bad request"))
+                }
+                state.state.withLock { $0.codeRequests.append((session, request)) }
+                switch code {
+                case .reply(let values):
+                    return .reply(values)
+                case .fail:
+                    return .error(DBusError(name: "org.example.Error.Declined", message: "user closed the dialog"))
+                case .hang:
+                    return .deferred {
+                        try await Task.sleep(for: .seconds(20))
+                        return [.string("")]
+                    }
                 }
             case "Cancel":
                 if case .uint64(let session) = call.body.first { state.state.withLock { $0.cancels.append(session) } }

@@ -30,6 +30,26 @@ import Testing
         #expect(document.elements.map(\.displayName) == ["Family name", nil])
     }
 
+    @Test func anSDJWTVCIsShownByItsVctWithClaimPathsAsPresentationShowsThem() throws {
+        let pid = CredentialConfiguration(
+            id: "pid", format: "dc+sd-jwt", docType: nil, vct: "urn:eudi:pid:1", displayName: "PID",
+            claims: [
+                ClaimDescription(path: ["given_name"], displayName: "Given name"),
+                ClaimDescription(path: ["address", "locality"], displayName: "Town"),
+            ])
+        let request = IssuanceConsent.request(
+            issuer: try Self.metadata, configurations: [pid], tlsHost: "issuer.example", copies: 1)
+        let document = try #require(request.documents.first)
+        #expect(document.docType == "urn:eudi:pid:1" && document.displayName == "PID")
+        #expect(document.elements.map(\.id) == [ElementID("", "given_name"), ElementID("", "address.locality")])
+        #expect(document.elements.map(\.displayName) == ["Given name", "Town"])
+        #expect(IssuanceConsent.accepts(.approveAll(request), configuration: pid))
+        let byVct = try PolicyConsent(
+            text: "[[rule]]\nissuer = \"https://issuer.example\"\ndoctype = \"urn:eudi:pid:1\"\n",
+            baseDirectory: .init(fileURLWithPath: "/"))
+        #expect(IssuanceConsent.accepts(byVct.decideNow(request), configuration: pid))
+    }
+
     @Test func acceptingAllAcceptsTheConfigurationAndDecliningDoesNot() throws {
         let metadata = try Self.metadata
         let mdl = try #require(metadata.configurations["mdl"])

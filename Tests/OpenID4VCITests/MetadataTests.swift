@@ -36,7 +36,17 @@ import Testing
             mdl.claims.map(\.path) == [["org.iso.18013.5.1", "family_name"], ["org.iso.18013.5.1", "age_over_18"]])
         #expect(mdl.claims.map(\.displayName) == ["Family name", nil])
         #expect(mdl.claims.map(\.mandatory) == [false, true])
-        #expect(metadata.configurations["sdjwt"]?.isMdoc == false)
+        let sdJWT = try #require(metadata.configurations["sdjwt"])
+        #expect(!sdJWT.isMdoc && sdJWT.isSDJWT && sdJWT.isReceivable)
+        #expect(sdJWT.vct == "urn:x" && sdJWT.credentialType == "urn:x")
+        #expect(mdl.credentialType == "org.iso.18013.5.1.mDL" && !mdl.isSDJWT)
+    }
+
+    @Test func onlyMdocsWithADoctypeAndSDJWTVCsWithAVctAreReceivable() {
+        #expect(!CredentialConfiguration(id: "a", format: "dc+sd-jwt", docType: nil).isReceivable)
+        #expect(!CredentialConfiguration(id: "b", format: "mso_mdoc", docType: nil).isReceivable)
+        #expect(!CredentialConfiguration(id: "c", format: "jwt_vc_json", docType: nil, vct: "urn:x").isReceivable)
+        #expect(CredentialConfiguration(id: "d", format: "dc+sd-jwt", docType: nil, vct: "urn:x").isReceivable)
     }
 
     @Test func refusesMetadataOfAnotherIssuer() {

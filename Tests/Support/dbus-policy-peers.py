@@ -72,6 +72,10 @@ class Stub(dbus.service.Object):
     def PresentOnline(self, url, options):
         return dbus.UInt64(0)
 
+    @dbus.service.method(HOLDER, in_signature="sa{sv}", out_signature="asas")
+    def ReceiveCredential(self, offer, options):
+        return dbus.Array(["stub-credential"], signature="s"), dbus.Array([], signature="s")
+
     @dbus.service.method(HOLDER, out_signature="aa{sv}")
     def ListCredentials(self):
         return dbus.Array([], signature="a{sv}")
@@ -89,6 +93,11 @@ class Stub(dbus.service.Object):
             dbus.UInt64(1), request, dbus_interface=AGENT, timeout=5,
             reply_handler=lambda approved: append(self.log, "consent-reply %d" % len(approved)),
             error_handler=lambda e: append(self.log, "consent-error %s" % e.get_dbus_name()))
+        code_request = dbus.Dictionary({"issuer": "test issuer", "input_mode": "numeric"}, signature="sv")
+        proxy.RequestTransactionCode(
+            dbus.UInt64(1), code_request, dbus_interface=AGENT, timeout=5,
+            reply_handler=lambda code: append(self.log, "code-reply %d characters" % len(code)),
+            error_handler=lambda e: append(self.log, "code-error %s" % e.get_dbus_name()))
 
     @dbus.service.method(MANAGER, in_signature="o")
     def UnregisterAgent(self, agent):
@@ -112,6 +121,11 @@ class Agent(dbus.service.Object):
     def RequestConsent(self, session, request, sender=None):
         append(self.log, "asked %d by %s" % (session, sender))
         return [("org.iso.18013.5.1.mDL", "org.iso.18013.5.1", "age_over_18")]
+
+    @dbus.service.method(AGENT, in_signature="ta{sv}", out_signature="s", sender_keyword="sender")
+    def RequestTransactionCode(self, session, request, sender=None):
+        append(self.log, "code asked %d by %s" % (session, sender))
+        return "2468"
 
     @dbus.service.method(AGENT, in_signature="t")
     def Cancel(self, session):

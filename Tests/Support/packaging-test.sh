@@ -329,6 +329,8 @@ fi
 denied "nobody: Holder1.StartProximity" "${as_nobody[@]}" -- "${holder[@]}" org.mdocholder.Holder1.StartProximity dict:string:string:
 denied "nobody: Holder1.ListCredentials" "${as_nobody[@]}" -- "${holder[@]}" org.mdocholder.Holder1.ListCredentials
 denied "nobody: Holder1.History" "${as_nobody[@]}" -- "${holder[@]}" org.mdocholder.Holder1.History uint32:0
+denied "nobody: Holder1.ReceiveCredential" "${as_nobody[@]}" -- "${holder[@]}" \
+    org.mdocholder.Holder1.ReceiveCredential string:offer dict:string:string:
 denied "nobody: AgentManager1.RegisterAgent" "${as_nobody[@]}" -- "${holder[@]}" org.mdocholder.AgentManager1.RegisterAgent objpath:/x
 denied "nobody: Properties.Set" "${as_nobody[@]}" -- "${holder[@]}" org.freedesktop.DBus.Properties.Set \
     string:org.mdocholder.Holder1 string:KioskMode variant:boolean:true
@@ -340,6 +342,8 @@ allowed "group member: Holder1.StartProximity" 'mdoc:stub' "${as_member[@]}" -- 
     org.mdocholder.Holder1.StartProximity dict:string:string:
 allowed "group member: Holder1.ListCredentials" 'array' "${as_member[@]}" -- "${holder[@]}" \
     org.mdocholder.Holder1.ListCredentials
+allowed "group member: Holder1.ReceiveCredential" 'stub-credential' "${as_member[@]}" -- "${holder[@]}" \
+    org.mdocholder.Holder1.ReceiveCredential string:offer dict:string:string:
 allowed "root: Holder1.StartProximity" 'mdoc:stub' -- "${holder[@]}" org.mdocholder.Holder1.StartProximity dict:string:string:
 
 # A consent agent in the group registers; the service user's call to it goes through.
@@ -352,12 +356,17 @@ check "group member: RegisterAgent allowed, the service's RequestConsent reaches
 for _ in $(seq 1 50); do grep -qs "^consent-" "$peerdir/stub.log" && break; sleep 0.1; done
 check "the agent's reply reaches the service (1 element approved)" grep -qx 'consent-reply 1' "$peerdir/stub.log"
 grep -q 'consent-reply 1' "$peerdir/stub.log" || { cat "$peerdir/stub.log" "$tmp/agent.out"; }
+check "the service's RequestTransactionCode reaches the agent" grep -q '^code asked 1 by ' "$peerdir/agent.log"
+for _ in $(seq 1 50); do grep -qs "^code-" "$peerdir/stub.log" && break; sleep 0.1; done
+check "the agent's code reaches the service" grep -qx 'code-reply 4 characters' "$peerdir/stub.log"
 # Another group member (not the service user) may not call the agent.
 agent_name="$(cat "$peerdir/agent.name" 2>/dev/null || echo :none)"
 denied "group member: ConsentAgent1.RequestConsent on the agent" "${as_member[@]}" -- --dest="$agent_name" \
     /test/agent org.mdocholder.ConsentAgent1.RequestConsent uint64:2 dict:string:string:
 denied "nobody: ConsentAgent1.RequestConsent on the agent" "${as_nobody[@]}" -- --dest="$agent_name" \
     /test/agent org.mdocholder.ConsentAgent1.RequestConsent uint64:2 dict:string:string:
+denied "group member: ConsentAgent1.RequestTransactionCode on the agent" "${as_member[@]}" -- \
+    --dest="$agent_name" /test/agent org.mdocholder.ConsentAgent1.RequestTransactionCode uint64:2 dict:string:string:
 touch "$peerdir/agent.done"
 wait "$agent_pid" 2>/dev/null || true
 

@@ -10,10 +10,11 @@ client="/usr/bin/python3 Tests/Support/service_client.py"
 tmp=$(mktemp -d)
 bus="$tmp/bus"
 passed=0 failed=0
-serve_pid="" agent_pid="" verifier_pid=""
+serve_pid="" agent_pid="" verifier_pid="" issuer_pid=""
 cleanup() {
   [ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null
   [ -n "$verifier_pid" ] && kill "$verifier_pid" 2>/dev/null
+  [ -n "$issuer_pid" ] && kill "$issuer_pid" 2>/dev/null
   [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
   Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
   rm -rf "$tmp"
@@ -34,9 +35,17 @@ mkdir -p "$tmp/verifier"
 verifier_pid=$!
 for _ in $(seq 1 100); do [ -s "$tmp/verifier.json" ] && break; sleep 0.1; done
 [ -s "$tmp/verifier.json" ] || { echo "the verifier did not start"; cat "$tmp/verifier.err"; exit 1; }
+# An OpenID4VCI test issuer on loopback (its CA is made at start) for ReceiveCredential.
+mkdir -p "$tmp/issuer"
+.venv-test/bin/python3 Tests/Support/vci_issuer.py --dir "$tmp/issuer" --ds-key Fixtures/pki/ds.key.pem \
+  --ds-cert Fixtures/pki/ds.pem --lifetime 600 --ready-file "$tmp/issuer.json" >/dev/null 2>"$tmp/issuer.err" &
+issuer_pid=$!
+for _ in $(seq 1 200); do [ -s "$tmp/issuer.json" ] && break; sleep 0.1; done
+[ -s "$tmp/issuer.json" ] || { echo "the issuer did not start"; cat "$tmp/issuer.err"; exit 1; }
 
 "$bin/mdoc-holder" serve --consent agent --agent-timeout 20 --reader-trust Fixtures/pki/reader-ca.pem \
   --untrusted-readers ask --online --verifier-trust "$tmp/verifier/ca.pem" --tls-ca "$tmp/verifier/ca.pem" \
+  --tls-ca "$tmp/issuer/ca.pem" --trust-anchor Fixtures/pki/iaca.pem \
   --store "$tmp/wallet.sqlite" 2>"$tmp/serve.err" &
 serve_pid=$!
 owned() {
@@ -50,10 +59,11 @@ owned || { echo "serve did not take org.mdocholder"; cat "$tmp/serve.err"; exit 
 if $client introspect dbus/org.mdocholder.Holder1.xml >"$tmp/introspect.out" 2>&1; then ok
 else ko "introspection matches dbus/org.mdocholder.Holder1.xml" "$tmp/introspect.out"; fi
 
-# start_agent MODE [ALLOW]: a consent agent in the background, registered when this returns.
+# start_agent MODE [ALLOW [CODE]]: a consent agent in the background, registered when this
+# returns; CODE answers RequestTransactionCode (default: an error, a decline).
 start_agent() {
   : >"$tmp/agent.log"
-  $client agent "$1" "$tmp/agent.log" --allow "${2:-}" 2>"$tmp/agent.err" &
+  $client agent "$1" "$tmp/agent.log" --allow "${2:-}" --code "${3:-decline}" 2>"$tmp/agent.err" &
   agent_pid=$!
   for _ in $(seq 1 100); do grep -q registered "$tmp/agent.log" && return 0; sleep 0.05; done
   ko "the $1 agent registered" "$tmp/agent.err"
@@ -201,6 +211,121 @@ for e in h[2:]:
 PY
 then ok; else ko "history: five entries (BLE both modes and online), newest first" "$tmp/history.json"; fi
 
+# 6b. ReceiveCredential (OpenID4VCI) from the loopback test issuer, which checks every request.
+iport=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/issuer.json")
+# offer FORM: a new issuer session; sets $sid and $offer.
+offer() {
+  curl -sf --cacert "$tmp/issuer/ca.pem" -d "$1" "https://localhost:$iport/start" >"$tmp/start.json"
+  sid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$tmp/start.json")
+  offer=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["offer"])' "$tmp/start.json")
+}
+# received CASE PYTHON: the client's result r (ids, pending, error, message, signals), the
+# issuer's record i (no spec violation allowed), the credentials c listed over D-Bus and the
+# agent's events a satisfy the assertions.
+received() {
+  curl -sf --cacert "$tmp/issuer/ca.pem" "https://localhost:$iport/result/$sid" >"$tmp/$1.issuer.json" &&
+    $client list >"$tmp/$1.list.json" &&
+    python3 - "$tmp/$1.json" "$tmp/$1.issuer.json" "$tmp/$1.list.json" "$tmp/agent.log" "$2" <<'PY'
+import json, sys
+r, i, c = (json.load(open(p)) for p in sys.argv[1:4])
+a = [json.loads(l) for l in open(sys.argv[4])]
+assert not i["violations"], i["violations"]
+members = [s["member"] for s in r["signals"]]
+exec(sys.argv[5])
+PY
+}
+receive() { local case=$1; shift; timeout 150 $client receive "$offer" "$tmp/$case.json" "$@" 2>"$tmp/$case.err"; }
+mdl_allow=org.iso.18013.5.1:family_name
+before=$($client list | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+
+start_agent approve "$mdl_allow" 493817
+offer "delivery=value"
+if receive vci-plain && received vci-plain "
+assert r['error'] is None and len(r['ids']) == 1 and r['pending'] == [], r
+assert members == ['RequestReceived', 'CredentialReceived', 'Ended'], members
+assert r['signals'][0]['args'][1:] == ['Utopia Test DMV', ['org.iso.18013.5.1.mDL']], r['signals'][0]
+assert r['signals'][1]['args'][1:] == [r['ids'][0], 'org.iso.18013.5.1.mDL', 1], r['signals'][1]
+assert r['signals'][2]['args'][1] == 'completed', r['signals'][2]
+assert any(x['id'] == r['ids'][0] and x['doctype'] == 'org.iso.18013.5.1.mDL' for x in c), c
+assert i['tx_code_sent'] is False and i['issued'] == 1 and i['notifications'] == ['credential_accepted'], i
+q = [e for e in a if e['event'] == 'request'][-1]
+assert q['session'] == r['session'] and q['request']['channel'] == 'issuance', q
+assert q['request']['requester'] == 'Utopia Test DMV' and q['request']['documents'][0]['held'], q
+assert not [e for e in a if e['event'] == 'code_request'], a
+"; then ok; else ko "receive: a pre-authorized offer without tx_code, consent from the agent, CredentialReceived, listed" "$tmp/vci-plain.err"; fi
+
+offer "delivery=reference&tx_code=493817&dpop=1"
+if receive vci-code && received vci-code "
+assert r['error'] is None and len(r['ids']) == 1, r
+assert members == ['RequestReceived', 'CredentialReceived', 'Ended'], members
+assert i['tx_code_sent'] is True and i['issued'] == 1 and i['dpop_challenges'] == 2, i
+q = [e for e in a if e['event'] == 'code_request']
+assert len(q) == 1 and q[0]['session'] == r['session'], a
+assert q[0]['request'] == {'issuer': 'Utopia Test DMV', 'issuer_id': 'https://localhost:$iport/s/$sid',
+    'issuer_host': 'localhost:$iport', 'input_mode': 'numeric', 'length': 6,
+    'description': 'the code in your letter'}, q[0]
+assert any(x['id'] == r['ids'][0] for x in c), c
+"; then ok; else ko "receive: the agent gives the tx_code the issuer asked for (by reference, DPoP)" "$tmp/vci-code.err"; fi
+
+offer "delivery=value&batch_size=2"
+if receive vci-batch --batch 2 && received vci-batch "
+assert r['error'] is None and len(r['ids']) == 1, r
+assert r['signals'][1]['member'] == 'CredentialReceived' and r['signals'][1]['args'][3] == 2, r['signals']
+assert i['proofs'] == 2 and i['issued'] == 2, i
+"; then ok; else ko "receive: option batch 2 stores two copies" "$tmp/vci-batch.err"; fi
+
+offer "delivery=value&deferred=5"
+if receive vci-deferred --wait 0 && received vci-deferred "
+assert r['error'] is None and r['ids'] == [] and len(r['pending']) == 1, r
+assert members == ['RequestReceived', 'Ended'] and r['signals'][-1]['args'][1] == 'pending', r['signals']
+"; then ok; else ko "receive: a deferred issuance with wait 0 answers its pending id, Ended(pending)" "$tmp/vci-deferred.err"; fi
+count=$($client list | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+
+offer "delivery=value&tx_code=1111"
+stop_agent; start_agent approve "$mdl_allow" 9999
+if receive vci-wrong && received vci-wrong "
+assert r['error'] == 'org.mdocholder.Error.IssuerRefused', r
+assert 'invalid_grant' in r['message'] and 'check the code' in r['message'] and '9999' not in r['message'], r
+assert r['signals'][-1]['member'] == 'Ended' and r['signals'][-1]['args'][1].startswith('error: '), r['signals']
+assert len(c) == $count, c
+assert i['token_errors'] == ['invalid_grant'] and i['issued'] == 0, i
+"; then ok; else ko "receive: a wrong tx_code gives IssuerRefused naming invalid_grant, nothing stored" "$tmp/vci-wrong.err"; fi
+
+offer "delivery=value&tx_code=1111"
+stop_agent; start_agent approve "$mdl_allow" decline
+if receive vci-nocode && received vci-nocode "
+assert r['error'] == 'org.mdocholder.Error.TransactionCode', r
+assert 'declined' in r['message'] and 'org.example.Error.Declined' in r['message'], r
+assert len(c) == $count and i['token_requests'] == 0 and i['issued'] == 0, (c, i)
+"; then ok; else ko "receive: the agent declining the tx_code gives TransactionCode, nothing requested or stored" "$tmp/vci-nocode.err"; fi
+
+offer "delivery=value"
+stop_agent; start_agent decline
+if receive vci-declined && received vci-declined "
+assert r['error'] == 'org.mdocholder.Error.Declined' and 'nothing was requested' in r['message'], r
+assert members == ['RequestReceived', 'Ended'] and r['signals'][-1]['args'][1] == 'declined', r['signals']
+assert len(c) == $count and i['token_requests'] == 0 and i['nonce_requests'] == 0, (c, i)
+"; then ok; else ko "receive: the agent declining consent gives Declined, nothing requested or stored" "$tmp/vci-declined.err"; fi
+stop_agent
+
+offer "delivery=value&signer=untrusted"
+start_agent approve "$mdl_allow"
+if receive vci-untrusted && received vci-untrusted "
+assert r['error'] == 'org.mdocholder.Error.CredentialRefused' and 'issuer data authentication' in r['message'], r
+assert len(c) == $count and i['issued'] == 1 and i['notifications'] == ['credential_failure'], (c, i)
+"; then ok; else ko "receive: a credential under an untrusted IACA gives CredentialRefused, nothing stored" "$tmp/vci-untrusted.err"; fi
+stop_agent
+
+if [ "$count" = $((before + 3)) ] && $client history >"$tmp/vci-history.json" && python3 - "$tmp/vci-history.json" <<'PY'
+import json, sys
+h = [e for e in json.load(open(sys.argv[1])) if e["channel"] == "issuance"]
+assert [e["outcome"] for e in h] == ["failed", "declined", "failed", "failed", "received", "received", "received"], h
+assert [e.get("copies") for e in h if e["outcome"] == "received"] == [2, 1, 1], h
+assert all(e["requester"] == "Utopia Test DMV" for e in h), h
+PY
+then ok; else ko "receive: three credentials stored in all, the history lists each issuance over D-Bus ($before -> $count)" "$tmp/vci-history.json"; fi
+if ! grep -qE '493817|9999|1111' "$tmp/serve.err"; then ok; else ko "receive: no transaction code in the service log" "$tmp/serve.err"; fi
+
 # 7. A second service on the bus: a clear error (name taken), exit 1; journald priorities.
 JOURNAL_STREAM=8:1 "$bin/mdoc-holder" serve --store "$tmp/wallet.sqlite" >/dev/null 2>"$tmp/second.err"
 second_exit=$?
@@ -260,6 +385,14 @@ for _ in $(seq 1 100); do owned && break; sleep 0.1; done
 if owned && grep -qF "device keys cannot be used: the software secure area's key-encryption key $tmp/creds/mdoc-holder-kek is missing" "$tmp/nokek.err" \
   && grep -q "systemd-creds encrypt" "$tmp/nokek.err" && $client history >/dev/null 2>&1; then ok
 else ko "without its key-encryption key the service starts, names the missing key and answers History" "$tmp/nokek.err"; fi
+# ... and without --online it refuses ReceiveCredential as it refuses PresentOnline.
+offer "delivery=value"
+if receive vci-offline && python3 - "$tmp/vci-offline.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["error"] == "org.mdocholder.Error.NotSupported" and "--online" in r["message"] and r["signals"] == [], r
+PY
+then ok; else ko "receive: refused with NotSupported without --online" "$tmp/vci-offline.err"; fi
 kill -TERM "$serve_pid"; wait "$serve_pid"; serve_pid=""
 
 echo "service: $passed passed, $failed failed"

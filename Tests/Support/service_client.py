@@ -1,13 +1,18 @@
 #!/usr/bin/python3
 """A D-Bus client of `mdoc-holder serve` for the service tests (Debian's python3-dbus, GLib).
 
-  service_client.py agent MODE LOG [--allow ns:id,...]   register a consent agent and answer
-      MODE approve (the --allow elements that are requested and held), decline, hang, or
-      disconnect (exit while the request is pending); events go to LOG as JSON lines
+  service_client.py agent MODE LOG [--allow ns:id,...] [--code CODE|decline]
+      register a consent agent and answer RequestConsent in MODE approve (the --allow elements
+      that are requested and held), decline, hang, or disconnect (exit while the request is
+      pending), and RequestTransactionCode with CODE (or an error: decline, the default);
+      events go to LOG as JSON lines (a code request's fields, never the code)
   service_client.py start OUT [--adapter hciN]           StartProximity, print the URI, write
       the session's signals to OUT (JSON) once Ended arrives
   service_client.py online URL OUT                       PresentOnline(URL), write the
       session's signals to OUT (JSON) once Ended arrives
+  service_client.py receive OFFER OUT [--batch N] [--wait S]   ReceiveCredential(OFFER), write
+      {"ids", "pending", "error", "message", "session", "signals"} to OUT (JSON) once Ended arrives
+  service_client.py list                                 ListCredentials as JSON
   service_client.py busy-cancel [--adapter hciN]         a second StartProximity on the adapter
       is refused with Busy; Cancel ends the first with Ended(cancelled); hci9 does not exist
   service_client.py history                              History(0) as JSON
@@ -53,7 +58,7 @@ def plain(value):
     return value
 
 
-def agent(mode, log_path, allow):
+def agent(mode, log_path, allow, code="decline"):
     bus = connect()
     log = open(log_path, "a", buffering=1)
 
@@ -78,6 +83,13 @@ def agent(mode, log_path, allow):
                         if available and f"{ns}:{ident}" in allow:
                             approved.append((str(doc["doctype"]), str(ns), str(ident)))
             reply(dbus.Array(approved, signature="(sss)"))
+
+        @dbus.service.method(AGENT, in_signature="ta{sv}", out_signature="s")
+        def RequestTransactionCode(self, session, request):
+            event(event="code_request", session=int(session), request=plain(request))
+            if code == "decline":
+                raise dbus.DBusException("the user closed the dialog", name="org.example.Error.Declined")
+            return code
 
         @dbus.service.method(AGENT, in_signature="t")
         def Cancel(self, session):
@@ -158,6 +170,52 @@ def online(url, out):
     loop.run()
     mine = [s for s in signals if s["args"] and s["args"][0] == session]
     json.dump({"session": session, "signals": mine}, open(out, "w"))
+
+
+def receive(offer, out, batch=None, wait=None):
+    bus = connect()
+    signals = collect_signals(bus)
+    holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
+    options = dbus.Dictionary({}, signature="sv")
+    if batch is not None:
+        options["batch"] = dbus.UInt32(int(batch))
+    if wait is not None:
+        options["wait"] = dbus.UInt32(int(wait))
+    loop = GLib.MainLoop()
+    result = {"ids": None, "pending": None, "error": None, "message": None}
+
+    def replied(ids, pending):
+        result["ids"], result["pending"] = plain(ids), plain(pending)
+        loop.quit()
+
+    def failed(error):
+        result["error"], result["message"] = error.get_dbus_name(), error.get_dbus_message()
+        loop.quit()
+
+    holder.ReceiveCredential(offer, options, reply_handler=replied, error_handler=failed, timeout=120)
+    loop.run()
+    # The session is the one whose signals came during the call; wait for its Ended.
+    loop = GLib.MainLoop()
+
+    def check():
+        if any(s["member"] == "Ended" for s in signals):
+            loop.quit()
+            return False
+        return True
+
+    GLib.timeout_add(50, check)
+    # A call refused before a session started (NotSupported) raises no signal at all.
+    GLib.timeout_add_seconds(10 if signals else 2, loop.quit)
+    loop.run()
+    result["session"] = signals[0]["args"][0] if signals else None
+    result["signals"] = [s for s in signals if s["args"] and s["args"][0] == result["session"]]
+    json.dump(result, open(out, "w"))
+
+
+def list_credentials():
+    bus = connect()
+    holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
+    print(json.dumps(plain(holder.ListCredentials())))
 
 
 def busy_cancel(adapter):
@@ -245,11 +303,16 @@ def option(args, name, default):
 if __name__ == "__main__":
     command, rest = sys.argv[1], sys.argv[2:]
     if command == "agent":
-        agent(rest[0], rest[1], set(filter(None, option(rest, "--allow", "").split(","))))
+        agent(rest[0], rest[1], set(filter(None, option(rest, "--allow", "").split(","))),
+              option(rest, "--code", "decline"))
     elif command == "start":
         start(rest[0], option(rest, "--adapter", "hci0"), option(rest, "--mode", None))
     elif command == "online":
         online(rest[0], rest[1])
+    elif command == "receive":
+        receive(rest[0], rest[1], option(rest, "--batch", None), option(rest, "--wait", None))
+    elif command == "list":
+        list_credentials()
     elif command == "busy-cancel":
         busy_cancel(option(rest, "--adapter", "hci0"))
     elif command == "history":

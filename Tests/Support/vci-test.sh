@@ -2,7 +2,8 @@
 # Receiving credentials with OpenID4VCI 1.0: the real `mdoc-holder credentials receive` against
 # an independent test issuer on loopback HTTPS (Tests/Support/vci_issuer.py, which checks every
 # request the holder sends against the spec), then a received credential presented over
-# OpenID4VP to the loopback verifier (Tests/Support/oid4vp_verifier.py) and verified there.
+# OpenID4VP to the loopback verifier (Tests/Support/oid4vp_verifier.py) and verified there;
+# mso_mdoc and dc+sd-jwt (SD-JWT VCs made by the IETF reference library) configurations.
 # Usage: Tests/Support/vci-test.sh [BIN_DIR] (default .build/debug).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,10 +37,11 @@ mkdir -p "$tmp/issuer" "$tmp/verifier"
 "$py" Tests/Support/vci_issuer.py --dir "$tmp/issuer" --ds-key Fixtures/pki/ds.key.pem --ds-cert Fixtures/pki/ds.pem \
   --lifetime 300 --ready-file "$tmp/issuer/ready" >/dev/null &
 pids+=($!)
-"$py" Tests/Support/oid4vp_verifier.py --dir "$tmp/verifier" --iaca Fixtures/pki/iaca.pem --lifetime 300 \
-  --ready-file "$tmp/verifier/ready" >/dev/null &
-pids+=($!)
 wait_ready "$tmp/issuer/ready"
+# The verifier checks SD-JWT VCs against the CA the test issuer signs them under.
+"$py" Tests/Support/oid4vp_verifier.py --dir "$tmp/verifier" --iaca Fixtures/pki/iaca.pem \
+  --sd-jwt-ca "$tmp/issuer/sd-jwt-ca.pem" --lifetime 300 --ready-file "$tmp/verifier/ready" >/dev/null &
+pids+=($!)
 wait_ready "$tmp/verifier/ready"
 iport=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/issuer/ready")
 vport=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/verifier/ready")
@@ -248,6 +250,78 @@ if command -v softhsm2-util >/dev/null && [ -f /usr/lib/softhsm/libsofthsm2.so ]
 else
   failed=$((failed + 1)); echo "FAIL: softhsm2 missing: run Tests/Support/install-deps.sh test"
 fi
+
+# -- dc+sd-jwt: SD-JWT VCs (IETF reference library) checked as an SD-JWT file import is, then presented
+sdca=$tmp/issuer/sd-jwt-ca.pem
+sstore=$tmp/sd-jwt.sqlite
+offer "delivery=value&format=sd-jwt&dpop=1"
+check "receives a dc+sd-jwt credential" receive "$sstore" "$url" --yes --trust-anchor "$sdca"
+sid_sd=$(head -1 "$tmp/out")
+check "it printed its id" test -n "$sid_sd"
+check "the issuer saw a correct exchange and was told credential_accepted" \
+  saw 'r["proofs"] == 1 and r["issued"] == 1 and r["request_target"] == "configuration" and r["notifications"] == ["credential_accepted"]'
+check "list shows it as dc+sd-jwt with its vct and claim paths" listed "$sstore" \
+  "[(x['id'], x['format'], x['docType']) for x in c] == [('$sid_sd', 'dc+sd-jwt', 'urn:eudi:pid:1')] and 'address.locality' in c[0]['elements']"
+check "the history records the issuance with its vct" bash -c \
+  "'$bin/mdoc-holder' history --json --store '$sstore' | '$py' -c 'import json,sys; e=json.load(sys.stdin)[-1]; assert e[\"channel\"]==\"issuance\" and e[\"decision\"]==\"received\" and e[\"docType\"]==\"urn:eudi:pid:1\" and e[\"copies\"]==1, e; assert \"Erika\" not in json.dumps(e)'"
+offer "delivery=value&format=sd-jwt&batch_size=2"
+printf '[[rule]]\nissuer = "https://localhost:%s/s/%s"\ndoctype = "urn:eudi:pid:1"\n' "$iport" "$sid" >"$tmp/pid-issuer.toml"
+check "a policy issuer rule matches the vct; batch 2 stores one SD-JWT VC per copy" \
+  receive "$sstore" "$url" --consent "policy:$tmp/pid-issuer.toml" --trust-anchor "$sdca" --batch 2
+check "two new ids" test "$(wc -l <"$tmp/out")" = 2
+check "three SD-JWT VCs listed, each bound to its own new key" bash -c \
+  "'$bin/mdoc-holder' keys list --json --store '$sstore' | '$py' -c 'import json,sys; k=json.load(sys.stdin); assert len(k) == 3 and all(len(x[\"credentials\"]) == 1 for x in k), k'"
+check "the issuer saw two proofs" saw 'r["proofs"] == 2 and r["issued"] == 2'
+# The consent request shows the configuration's vct and claim display names (the terminal prompt,
+# answered no through a pseudo-terminal).
+offer "delivery=value&format=sd-jwt"
+check "the terminal prompt names the PID, its vct and its claims" "$py" - "$bin/mdoc-holder" "$url" "$sstore" "$sdca" "$ica" <<'PY'
+import os, pty, select, subprocess, sys, time
+binary, url, store, sdca, ica = sys.argv[1:]
+main, child = pty.openpty()
+process = subprocess.Popen(
+    [binary, "credentials", "receive", url, "--trust-anchor", sdca, "--tls-ca", ica, "--store", store],
+    stdin=child, stdout=child, stderr=child, start_new_session=True,
+    preexec_fn=lambda: __import__("fcntl").ioctl(0, __import__("termios").TIOCSCTTY, 0))
+os.close(child)
+seen, deadline = b"", time.time() + 30
+while b"Accept?" not in seen and time.time() < deadline:
+    if select.select([main], [], [], 0.5)[0]:
+        try:
+            seen += os.read(main, 4096)
+        except OSError:
+            break
+os.write(main, b"n\n")
+process.wait(timeout=30)
+text = seen.decode(errors="replace")
+for expected in ("Utopia PID (urn:eudi:pid:1)", "Given name - given_name", "Town - address.locality"):
+    assert expected in text, (expected, text)
+assert process.returncode == 1, process.returncode
+PY
+check "declining it requested nothing" saw 'r["token_requests"] == 0'
+offer "delivery=value&format=sd-jwt&signer=untrusted"
+fails "an SD-JWT VC under an untrusted CA is refused" 1 receive "$tmp/sd-untrusted.sqlite" "$url" --yes --trust-anchor "$sdca"
+check "the message says the SD-JWT VC failed issuer authentication and the issuer was told" \
+  bash -c "grep -q 'SD-JWT VC failed issuer authentication' '$tmp/err' && grep -q 'credential_failure' '$tmp/err'"
+check "nothing was stored" listed "$tmp/sd-untrusted.sqlite" "c == []"
+check "no key was left behind" bash -c "'$bin/mdoc-holder' keys list --json --store '$tmp/sd-untrusted.sqlite' | grep -qx '\[\]'"
+check "the issuer got credential_failure" saw 'r["notifications"] == ["credential_failure"] and r["issued"] == 1'
+check "the history records the refusal" bash -c \
+  "'$bin/mdoc-holder' history --json --store '$tmp/sd-untrusted.sqlite' | grep -q 'issuer signature or chain failed'"
+offer "delivery=value&format=sd-jwt&deferred=1"
+check "a deferred SD-JWT VC not ready within --wait 0 is kept pending" receive "$sstore" "$url" --yes --trust-anchor "$sdca" --wait 0
+check "--pending resumes it and stores the SD-JWT VC" receive "$sstore" --pending --wait 10 --trust-anchor "$sdca"
+check "four SD-JWT VCs now" listed "$sstore" "len(c) == 4 and all(x['format'] == 'dc+sd-jwt' for x in c)"
+# Presented over OpenID4VP to the loopback verifier, which checks it with the reference library.
+printf '[[rule]]\nreader = "any"\ndoctype = "urn:eudi:pid:1"\nallow = ["given_name", "address.locality"]\n' >"$tmp/pid-present.toml"
+curl -sf --cacert "$vca" -d "kind=signed&delivery=post&mode=direct_post&only=pid&pid=given_name,address.locality" \
+  "https://localhost:$vport/start" >"$tmp/vp.json"
+vsid=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$tmp/vp.json")
+vurl=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$tmp/vp.json")
+check "present-online sends a received SD-JWT VC" "$bin/mdoc-holder" present-online "$vurl" \
+  --consent "policy:$tmp/pid-present.toml" --verifier-trust "$vca" --tls-ca "$vca" --store "$sstore"
+check "the verifier verified it (issuer chain, disclosures, KB-JWT) and saw exactly the approved claims" bash -c \
+  "curl -sf --cacert '$vca' https://localhost:$vport/result/$vsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"sd_jwt_verified\"] and r[\"vp_token_keys\"] == [\"pid\"], r; assert set(r[\"sd_jwt_disclosed\"]) >= {\"given_name\", \"address.locality\"} and \"family_name\" not in r[\"sd_jwt_disclosed\"], r'"
 
 # -- bad input
 fails "an offer without parameters is refused" 1 receive "$tmp/x.sqlite" "openid-credential-offer://" --yes

@@ -23,7 +23,11 @@ Every offer is a session with its own Credential Issuer Identifier https://local
                        interval 1; the deferred endpoint answers 202 N times, then the credentials),
                        encrypt=1 (credential_request_encryption and credential_response_encryption,
                        both required: requests must come as JWEs to the issuer's key, answers go as
-                       JWEs to the key in the request's credential_response_encryption)
+                       JWEs to the key in the request's credential_response_encryption),
+                       format=sd-jwt (the offer's configuration "pid": dc+sd-jwt, vct
+                       urn:eudi:pid:1, SD-JWT VCs issued by the IETF reference library `sd-jwt`
+                       with the issuer's x5c chain to TMPDIR/sd-jwt-ca.pem, cnf.jwk the proved key;
+                       signer=untrusted: a chain to a fresh CA the holder does not know)
                        -> {"session", "offer"}: what a QR code would carry.
   POST /s/ID/par       RFC 9126: checks the authorization request (response_type code, client_id,
                        a loopback http redirect_uri, state, PKCE S256 challenge, authorization_details
@@ -69,12 +73,16 @@ from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.x509.oid import NameOID, ObjectIdentifier
 from joserfc import jwe
 from joserfc.jwk import ECKey
+from jwcrypto.jwk import JWK
 from pymdoccbor.mdoc.issuer import MdocCborIssuer
+from sd_jwt.common import SDObj
+from sd_jwt.issuer import SDJWTIssuer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oid4vp_verifier import make_pki  # noqa: E402  (the same TLS test PKI)
 
 MDL = "org.iso.18013.5.1.mDL"
+PID_VCT = "urn:eudi:pid:1"
 NS = "org.iso.18013.5.1"
 PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code"
 CLOCK_SKEW = 120
@@ -146,6 +154,47 @@ def make_untrusted_signer():
     return ds_key, ds
 
 
+def make_sd_jwt_signer(ca_name="VCI Test SD-JWT VC CA"):
+    """A CA and an issuer certificate it signed (P-256): the CA, and the issuer's key and x5c."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    def certificate(subject, issuer_name, public_key, signing_key, ca):
+        builder = (x509.CertificateBuilder()
+                   .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+                   .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer_name)]))
+                   .public_key(public_key).serial_number(x509.random_serial_number())
+                   .not_valid_before(now - datetime.timedelta(days=1))
+                   .not_valid_after(now + datetime.timedelta(days=30))
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=0 if ca else None), critical=True))
+        usage = (False, False, False, False, False, True, True, False, False) if ca else \
+            (True, False, False, False, False, False, False, False, False)
+        return builder.add_extension(x509.KeyUsage(*usage), critical=True).sign(signing_key, hashes.SHA256())
+
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca = certificate(ca_name, ca_name, ca_key.public_key(), ca_key, True)
+    issuer_ec = ec.generate_private_key(ec.SECP256R1())
+    issuer_cert = certificate("VCI Test PID Issuer", ca_name, issuer_ec.public_key(), ca_key, False)
+    issuer_key = JWK.from_pem(issuer_ec.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    x5c = [base64.b64encode(issuer_cert.public_bytes(serialization.Encoding.DER)).decode()]
+    return ca, issuer_key, x5c
+
+
+def issue_pid(signer, issuer_id: str, jwk: dict) -> str:
+    """A compact SD-JWT VC (flat, nested and array Disclosures) bound to `jwk` (cnf.jwk)."""
+    _, issuer_key, x5c = signer
+    now = int(time.time())
+    claims = {
+        "iss": issuer_id, "vct": PID_VCT, "iat": now, "exp": now + 365 * 86400,
+        SDObj("given_name"): "Erika", SDObj("family_name"): "Mustermann", SDObj("birthdate"): "1964-08-12",
+        SDObj("address"): {SDObj("locality"): "Koeln", "country": "DE"},
+        "nationalities": [SDObj("DE")],
+    }
+    holder = JWK(**{k: jwk[k] for k in ("kty", "crv", "x", "y")})
+    return SDJWTIssuer(claims, issuer_key, holder, sign_alg="ES256", add_decoy_claims=True,
+                       extra_header_parameters={"typ": "dc+sd-jwt", "x5c": x5c}).sd_jwt_issuance
+
+
 def issue_mdl(ds_key, ds_cert, jwk: dict) -> bytes:
     """An IssuerSigned (CBOR) for the device key `jwk`, signed by ds_key (pymdoccbor)."""
     numbers = ec.EllipticCurvePublicNumbers(
@@ -174,7 +223,8 @@ def issue_mdl(ds_key, ds_cert, jwk: dict) -> bytes:
 
 
 class Issuer:
-    def __init__(self, port, ds_key, ds_cert):
+    def __init__(self, port, ds_key, ds_cert, sd_jwt_signer):
+        self.sd_jwt_signer = sd_jwt_signer
         self.port = port
         self.base = f"https://localhost:{port}"
         self.ds_key = ds_key
@@ -198,6 +248,7 @@ class Issuer:
             "issuer_state": secrets.token_urlsafe(8), "requests": {}, "authz": None, "client_id": None,
             "deferred": int(form.get("deferred", "0")), "transaction_id": None, "deferred_keys": None,
             "encrypt": form.get("encrypt") == "1", "enc_key": ECKey.generate_key("P-256", private=True),
+            "config": "pid" if form.get("format") == "sd-jwt" else "mdl",
             "result": {"violations": [], "token_requests": 0, "token_errors": [], "credential_requests": 0,
                        "nonce_requests": 0, "dpop_challenges": 0, "proofs": 0, "issued": 0, "notifications": [],
                        "metadata_fetches": 0, "as_metadata_fetches": 0, "offer_fetches": 0,
@@ -215,7 +266,7 @@ class Issuer:
                 grant["tx_code"] = {"input_mode": "numeric", "length": len(session["tx_code"]),
                                     "description": "the code in your letter"}
             grants = {PRE_AUTH: grant}
-        offer = {"credential_issuer": issuer_id, "credential_configuration_ids": ["mdl"], "grants": grants}
+        offer = {"credential_issuer": issuer_id, "credential_configuration_ids": [session["config"]], "grants": grants}
         session["offer"] = offer
         if session["delivery"] == "value":
             url = "openid-credential-offer://?credential_offer=" + urllib.parse.quote(json.dumps(offer), safe="")
@@ -245,6 +296,18 @@ class Issuer:
                             {"path": [NS, "family_name"], "display": [{"name": "Family name", "locale": "en"}]},
                             {"path": [NS, "given_name"], "display": [{"name": "Given name", "locale": "en"}]},
                             {"path": [NS, "age_over_18"], "display": [{"name": "Over 18", "locale": "en"}]},
+                        ]},
+                },
+                "pid": {
+                    "format": "dc+sd-jwt", "vct": PID_VCT, "cryptographic_binding_methods_supported": ["jwk"],
+                    "credential_signing_alg_values_supported": ["ES256"],
+                    "proof_types_supported": {"jwt": {"proof_signing_alg_values_supported": ["ES256"]}},
+                    "credential_metadata": {
+                        "display": [{"name": "Utopia PID", "locale": "en"}],
+                        "claims": [
+                            {"path": ["given_name"], "display": [{"name": "Given name", "locale": "en"}]},
+                            {"path": ["family_name"], "display": [{"name": "Family name", "locale": "en"}]},
+                            {"path": ["address", "locality"], "display": [{"name": "Town", "locale": "en"}]},
                         ]},
                 }},
         }
@@ -335,7 +398,7 @@ class Issuer:
         if len(form.get("code_challenge", "")) != 43:
             raise Violation("code_challenge is not a base64url SHA-256")
         details = json.loads(form.get("authorization_details", "null"))
-        if details != [{"type": "openid_credential", "credential_configuration_id": "mdl"}]:
+        if details != [{"type": "openid_credential", "credential_configuration_id": s["config"]}]:
             raise Violation(f"authorization_details is not one openid_credential entry for mdl: {details}")
         if form.get("issuer_state") != s["issuer_state"]:
             raise Violation("issuer_state is not the offer's")
@@ -493,8 +556,8 @@ class Issuer:
         if s["dpop"]:
             s["dpop_jkt"] = thumbprint(json.loads(b64url_decode(headers.get("DPoP").split(".")[0]))["jwk"])
         if s["identifiers"]:
-            answer["authorization_details"] = [{"type": "openid_credential", "credential_configuration_id": "mdl",
-                                                "credential_identifiers": ["mdl-identifier-1"]}]
+            answer["authorization_details"] = [{"type": "openid_credential", "credential_configuration_id": s["config"],
+                                                "credential_identifiers": [s["config"] + "-identifier-1"]}]
         return 200, answer, {"Cache-Control": "no-store"}
 
     def nonce(self, s):
@@ -510,12 +573,12 @@ class Issuer:
             return challenge
         request, spec = self.decrypt_request(s, headers, body)
         if s["identifiers"]:
-            if request.get("credential_identifier") != "mdl-identifier-1" or "credential_configuration_id" in request:
+            if request.get("credential_identifier") != s["config"] + "-identifier-1" or "credential_configuration_id" in request:
                 raise Violation("credential_identifier must be used when the token response gave identifiers")
             s["result"]["request_target"] = "identifier"
         else:
-            if request.get("credential_configuration_id") != "mdl" or "credential_identifier" in request:
-                raise Violation("credential_configuration_id must be mdl")
+            if request.get("credential_configuration_id") != s["config"] or "credential_identifier" in request:
+                raise Violation(f"credential_configuration_id must be {s['config']}")
             s["result"]["request_target"] = "configuration"
         if "proof" in request:
             raise Violation("proof (singular) is not OpenID4VCI 1.0: use proofs")
@@ -579,11 +642,15 @@ class Issuer:
         return self.encrypted(s, spec, *self.issue(s, s["deferred_keys"]))
 
     def issue(self, s, keys):
-        if s["signer"] == "untrusted":
-            ds_key, ds_cert = make_untrusted_signer()
+        if s["config"] == "pid":
+            signer = make_sd_jwt_signer("Untrusted CA") if s["signer"] == "untrusted" else self.sd_jwt_signer
+            credentials = [{"credential": issue_pid(signer, s["issuer"], k)} for k in keys]
         else:
-            ds_key, ds_cert = self.ds_key, self.ds_cert
-        credentials = [{"credential": b64url(issue_mdl(ds_key, ds_cert, k))} for k in keys]
+            if s["signer"] == "untrusted":
+                ds_key, ds_cert = make_untrusted_signer()
+            else:
+                ds_key, ds_cert = self.ds_key, self.ds_cert
+            credentials = [{"credential": b64url(issue_mdl(ds_key, ds_cert, k))} for k in keys]
         s["result"]["issued"] += len(credentials)
         answer = {"credentials": credentials}
         if s["notify"]:
@@ -735,7 +802,10 @@ def main():
     server.daemon_threads = True
     server.socket = context.wrap_socket(server.socket, server_side=True)
     port = server.server_address[1]
-    Handler.issuer = Issuer(port, ds_key, ds_cert)
+    sd_jwt_signer = make_sd_jwt_signer()
+    with open(os.path.join(args.dir, "sd-jwt-ca.pem"), "wb") as f:
+        f.write(sd_jwt_signer[0].public_bytes(serialization.Encoding.PEM))
+    Handler.issuer = Issuer(port, ds_key, ds_cert, sd_jwt_signer)
     threading.Timer(args.lifetime, lambda: os._exit(0)).start()
     ready = json.dumps({"port": port, "ca": ca_path})
     if args.ready_file:

@@ -3,6 +3,7 @@ import JOSE
 import MdocCrypto
 import SDJWT
 import SQLite
+import SecureArea
 import TestSupport
 import Testing
 
@@ -148,5 +149,82 @@ struct SDJWTImportTests {
         #expect(CredentialStore.sdJWTText(Array((compact + "\n").utf8)) == compact)
         #expect(CredentialStore.sdJWTText(AnnexD.issuerSigned) == nil)
         #expect(CredentialStore.sdJWTText(Array("a0~".utf8)) == nil)
+    }
+
+    // MARK: Received over OpenID4VCI
+
+    static let source = IssuanceSource(issuer: "https://issuer.example", issuerName: "Example PID issuer")
+
+    /// `count` keys made in the software area (not stored yet), as an issuance makes them.
+    private func newKeys(_ count: Int) throws -> [StoredKey] {
+        try (0..<count).map { _ in try store.secureAreas.software.createKey(KeySettings()) }
+    }
+
+    @Test func receivedCopiesAreStoredOneSDJWTVCPerCopyEachWithTheKeyItIsBoundTo() throws {
+        let keys = try newKeys(2)
+        // The issuer's order need not be the order of the proofs.
+        let compacts = [try issue(holder: try keys[1].publicKey()), try issue(holder: try keys[0].publicKey())]
+        let ids = try store.receiveSDJWT(
+            compacts, keys: keys, vct: "urn:eudi:pid:1", from: Self.source, trustAnchors: [anchor], at: now)
+        #expect(ids.count == 2 && Set(ids).count == 2)
+        #expect(try store.list().filter { $0.format == "dc+sd-jwt" }.map(\.id).sorted() == ids.sorted())
+        let bound = try store.keys().filter { !$0.credentials.isEmpty }
+        #expect(bound.count == 2)
+        #expect(Set(bound.flatMap(\.credentials)) == Set(ids))
+        #expect(bound.first { $0.key.id == keys[1].id }?.credentials == [ids[0]])
+        let entry = try #require(try store.history().last)
+        #expect(entry.channel == .issuance && entry.decision == .received && entry.copies == 2)
+        #expect(entry.docType == "urn:eudi:pid:1" && entry.requesterName == "Example PID issuer")
+        #expect(!String(decoding: try JSONEncoder().encode(entry), as: UTF8.self).contains("Erika"))
+    }
+
+    @Test func aReceivedCopyFailingAnyCheckStoresNoneOfThem() throws {
+        let keys = try newKeys(2)
+        let good = try issue(holder: try keys[0].publicKey())
+        let stranger = try PrivateKey.generate(.p256).publicKey
+        let cases: [([String], String, [Certificate], (WalletError) -> Bool)] = [
+            (
+                [good, try issue(holder: stranger)], "urn:eudi:pid:1", [anchor],
+                {
+                    if case .sdJWTKeyMismatch = $0 { true } else { false }
+                }
+            ),
+            (
+                [good, try issue(holder: try keys[1].publicKey())], "urn:other", [anchor],
+                {
+                    if case .vctMismatch(1, "urn:other", "urn:eudi:pid:1") = $0 { true } else { false }
+                }
+            ),
+            (
+                [good, try issue(holder: try keys[1].publicKey())], "urn:eudi:pid:1", [],
+                {
+                    if case .sdJWTRefused(.issuerNotTrusted) = $0 { true } else { false }
+                }
+            ),
+            (
+                [good, good], "urn:eudi:pid:1", [anchor],
+                {
+                    if case .duplicateDocument(2, 1) = $0 { true } else { false }
+                }
+            ),
+            (
+                [good], "urn:eudi:pid:1", [anchor],
+                {
+                    if case .malformedDocument = $0 { true } else { false }
+                }
+            ),
+        ]
+        for (compacts, vct, anchors, expected) in cases {
+            do {
+                _ = try store.receiveSDJWT(
+                    compacts, keys: keys, vct: vct, from: Self.source, trustAnchors: anchors, at: now)
+                Issue.record("stored although a copy fails its checks")
+            } catch {
+                #expect(expected(error), "\(error)")
+                #expect(!error.description.contains("Erika"))
+            }
+        }
+        #expect(try store.list().isEmpty)
+        #expect(try store.keys().isEmpty)
     }
 }
