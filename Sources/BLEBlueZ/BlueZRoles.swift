@@ -19,7 +19,8 @@ public struct BlueZRoles: Sendable {
         client: BlueZClient, adapter: String, l2cap: Bool, warn: (String) -> Void,
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) -> BlueZRoles {
-        BlueZRoles(
+        warnAboutBluetoothd(warn)
+        return BlueZRoles(
             server: BlueZMdocGattServer(client: client, adapter: adapter, log: log),
             client: BlueZMdocGattClient(client: client, adapter: adapter),
             l2capListener: l2cap ? listenerFactory(warn: warn) : nil)
@@ -32,12 +33,21 @@ public struct BlueZRoles: Sendable {
         client: BlueZClient, adapter: String, timeout: Duration, l2cap: Bool, log: @escaping @Sendable (String) -> Void
     ) -> BlueZRoles {
         let listener: @Sendable () throws -> any MdocL2CAPListener = { try L2CAPListener() }
+        warnAboutBluetoothd(log)
         return BlueZRoles(
             server: BlueZMdocGattServer(
                 client: client, adapter: adapter, objectPath: "/org/mdocreader", localName: "mdoc reader", log: log),
             client: BlueZMdocGattClient(
                 client: client, adapter: adapter, scanTimeout: timeout, connectTimeout: timeout, log: log),
             l2capListener: l2cap ? listener : nil)
+    }
+
+    /// Tells `warn` what bluetoothd's configuration (when readable) gets wrong for 18013-5
+    /// (docs/bluez-configuration.md): EATT, which can reorder chunks.
+    public static func warnAboutBluetoothd(
+        _ warn: (String) -> Void, path: String = BluetoothdConfiguration.defaultPath
+    ) {
+        for warning in BluetoothdConfiguration.read(path: path)?.warnings(path: path) ?? [] { warn(warning) }
     }
 
     /// L2CAP listeners, when a first one opens (the kernel has L2CAP sockets at all); else

@@ -184,7 +184,7 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
                 + "or import it once it is valid."
         case .issuerNotTrusted(let why):
             return "the SD-JWT VC failed issuer authentication: \(why). Give the certificate of the issuer's CA with "
-                + "--trust-anchor CA.pem (or, for a test credential you trust, --no-verify-issuer)."
+                + "--trust-anchor CA.pem (or, importing a test credential you trust, --no-verify-issuer)."
         case .disclosureMismatch, .invalidDisclosure:
             return "\(error). The credential was altered after it was issued; ask the issuer for a new copy."
         default:
@@ -195,8 +195,8 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
 
     private static func hint(for failures: [String]) -> String {
         if failures.contains(where: { $0.contains("not trusted") }) {
-            return "Give the issuer's IACA certificate with --trust-anchor IACA.pem (or, for a test credential "
-                + "you trust, --no-verify-issuer)."
+            return "Give the issuer's IACA certificate with --trust-anchor IACA.pem (or, importing a test "
+                + "credential you trust, --no-verify-issuer)."
         }
         if failures.contains(where: { $0.contains("digest") || $0.contains("signature") }) {
             return "The credential was altered after it was issued; ask the issuer for a new copy."

@@ -37,4 +37,7 @@ ok "one history entry (ble, sent)"
 grep -q 'Server2Client subscribed: notifications through the AcquireNotify socket' "$T/holder.err" ||
   fail "the holder's Server2Client notifications went through the AcquireNotify socket (the default)" "$T/holder.err"
 ok "the holder notified through bluetoothd's AcquireNotify socket"
+grep -q 'Client2Server writes through the AcquireWrite socket' "$T/reader.err" ||
+  fail "the reader's request went through bluetoothd's AcquireWrite socket (the default)" "$T/reader.err"
+ok "the reader wrote its request through bluetoothd's AcquireWrite socket"
 echo "info: reader run ${READER_SECONDS} s; $(grep -Eo 'ATT MTU [0-9]+( \(assumed\))?' "$T/reader.err" | head -n 1 || echo 'no MTU reported')"
