@@ -36,9 +36,7 @@ extension SessionManager {
         if stopping { throw .failed("the service is stopping") }
         let id = allocateID()
         let environment = environment
-        let prompt = SignalingConsentPrompt(
-            session: id, inner: environment.consentPrompt(session: id), signals: environment.signals,
-            log: environment.log)
+        let prompt = Self.onlinePrompt(id, environment)
         let (results, continuation) = AsyncStream<Result<ReceivedCredentials, HolderServiceError>>.makeStream()
         online[id] = Task {
             let (result, reason) = await Self.runIssuance(

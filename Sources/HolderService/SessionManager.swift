@@ -178,6 +178,14 @@ actor SessionManager {
 
     // MARK: Online
 
+    /// The consent front-end of online session `id` (presentation or issuance): the
+    /// configured one, with RequestReceived signalled when it is asked.
+    static func onlinePrompt(_ id: UInt64, _ environment: ServiceEnvironment) -> SignalingConsentPrompt {
+        SignalingConsentPrompt(
+            session: id, inner: environment.consentPrompt(session: id), signals: environment.signals,
+            log: environment.log)
+    }
+
     /// Starts an OpenID4VP presentation in the background; returns its session id.
     func startOnline(url: String) throws(HolderServiceError) -> UInt64 {
         guard environment.configuration.online else {
@@ -194,9 +202,7 @@ actor SessionManager {
         if stopping { throw .failed("the service is stopping") }
         let id = allocateID()
         let environment = environment
-        let prompt = SignalingConsentPrompt(
-            session: id, inner: environment.consentPrompt(session: id), signals: environment.signals,
-            log: environment.log)
+        let prompt = Self.onlinePrompt(id, environment)
         online[id] = Task {
             let reason = await Self.runOnline(id, url: url, prompt: prompt, environment: environment)
             self.ended(id, adapter: nil, reason: reason)

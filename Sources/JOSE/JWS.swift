@@ -163,17 +163,13 @@ public struct JWS: Sendable {
         guard let algorithm = algorithm ?? JWSAlgorithm.forSigning(with: key.curve), algorithm.fits(key.curve) else {
             throw .unsupportedAlgorithm("no JWS algorithm for a \(key.curve.rawValue) key")
         }
-        var members = header
-        members["alg"] = .string(algorithm.rawValue)
-        let input =
-            JOSEBase64URL.encode(JSONValue.object(members).serialized) + "." + JOSEBase64URL.encode(payload)
-        let signature: [UInt8]
-        do {
-            signature = try key.sign(Array(input.utf8), algorithm: algorithm.signatureAlgorithm)
-        } catch {
-            throw .key(error)
+        return try sign(payload: payload, header: header, algorithm: algorithm) { (input) throws(JOSEError) in
+            do throws(CryptoError) {
+                return try key.sign(input, algorithm: algorithm.signatureAlgorithm)
+            } catch {
+                throw .key(error)
+            }
         }
-        return input + "." + JOSEBase64URL.encode(signature)
     }
 
     /// Signs `payload` into a compact JWS with a key held elsewhere (a secure area): `signer`

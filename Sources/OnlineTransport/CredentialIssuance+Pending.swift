@@ -77,8 +77,11 @@ extension IssuanceFlow {
             // The issuer's metadata again: whether answers are to be encrypted (with a new key).
             encryption = nil
             if let url = IssuerIdentifier.wellKnown(pending.issuer, suffix: CredentialIssuerMetadata.wellKnownSuffix),
-                let answer = try? await get(url, what: "fetching the issuer's metadata"),
-                let metadata = try? CredentialIssuerMetadata(body: answer.body, issuer: pending.issuer)
+                let answer = try? await get(
+                    url, what: "fetching the issuer's metadata", accept: SignedIssuerMetadata.accept),
+                let metadata = try? SignedIssuerMetadata.metadata(
+                    body: answer.body, contentType: answer.contentType, issuer: pending.issuer,
+                    trustAnchors: issuance.trustAnchors, at: issuance.now())
             {
                 do {
                     encryption = try MessageEncryption(metadata: metadata)

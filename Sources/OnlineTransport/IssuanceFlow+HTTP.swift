@@ -30,9 +30,11 @@ extension IssuanceFlow {
 
     // MARK: - HTTP
 
-    func get(_ url: String, what: String) async throws(CredentialIssuanceError) -> HTTPResponse {
+    func get(_ url: String, what: String, accept: String = "application/json") async throws(CredentialIssuanceError)
+        -> HTTPResponse
+    {
         let response = try await exchange(what: what) { () async throws(HTTPFetchError) in
-            try await fetcher.get(url, accept: "application/json")
+            try await fetcher.get(url, accept: accept)
         }
         guard response.status == 200 else {
             throw .unexpectedStatus(what: what, host: response.host, status: response.status)

@@ -57,10 +57,13 @@ struct IssuanceFlow {
             let metadataURL = IssuerIdentifier.wellKnown(
                 offer.credentialIssuer, suffix: CredentialIssuerMetadata.wellKnownSuffix)
         else { throw .protocolError(.invalidOffer("credential_issuer is not a valid URL")) }
-        let metadataResponse = try await get(metadataURL, what: "fetching the issuer's metadata")
+        let metadataResponse = try await get(
+            metadataURL, what: "fetching the issuer's metadata", accept: SignedIssuerMetadata.accept)
         let metadata: CredentialIssuerMetadata
         do {
-            metadata = try CredentialIssuerMetadata(body: metadataResponse.body, issuer: offer.credentialIssuer)
+            metadata = try SignedIssuerMetadata.metadata(
+                body: metadataResponse.body, contentType: metadataResponse.contentType, issuer: offer.credentialIssuer,
+                trustAnchors: issuance.trustAnchors, at: issuance.now())
         } catch {
             throw .protocolError(error)
         }

@@ -29,11 +29,11 @@ public struct CredentialIssuerMetadata: Sendable, Equatable {
     public var displayName: String?
     /// `credential_configurations_supported`, by ID.
     public var configurations: [String: CredentialConfiguration]
-    /// Whether `signed_metadata` was present (it is not verified here; the unsigned members are
-    /// what the holder uses, each checked on its own).
-    public var hasSignedMetadata: Bool
+    /// Whether the members came from signed metadata that verified (``SignedIssuerMetadata``).
+    public var isSigned: Bool
 
-    /// Reads the metadata and checks it belongs to `issuer`.
+    /// Reads the metadata (unsigned JSON; see ``SignedIssuerMetadata`` for the signed forms)
+    /// and checks it belongs to `issuer`.
     ///
     /// - Throws: ``IssuanceError/invalidMetadata(_:)`` naming the member.
     public init(body: [UInt8], issuer: String) throws(IssuanceError) {
@@ -43,6 +43,11 @@ public struct CredentialIssuerMetadata: Sendable, Equatable {
         } catch {
             throw .invalidMetadata("the credential issuer metadata is not JSON (\(error))")
         }
+        try self.init(json: json, issuer: issuer, signed: false)
+    }
+
+    /// Reads parsed metadata; `signed` when its members come from verified signed metadata.
+    init(json: JSONValue, issuer: String, signed: Bool) throws(IssuanceError) {
         guard json.objectValue != nil else { throw .invalidMetadata("the credential issuer metadata is not an object") }
         guard let credentialIssuer = json["credential_issuer"]?.stringValue else {
             throw .invalidMetadata("credential_issuer is missing")
@@ -80,7 +85,7 @@ public struct CredentialIssuerMetadata: Sendable, Equatable {
             configurations[id] = try CredentialConfiguration(id: id, json: value)
         }
         self.configurations = configurations
-        hasSignedMetadata = json["signed_metadata"] != nil
+        isSigned = signed
     }
 
     /// Identifiers compare as strings, a trailing slash aside.

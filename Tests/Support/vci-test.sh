@@ -130,6 +130,21 @@ check "the issuer got credential_failure" saw 'r["notifications"] == ["credentia
 check "the history records the refusal" bash -c \
   "'$bin/mdoc-holder' history --json --store '$tmp/untrusted.sqlite' | grep -q 'issuer data authentication failed'"
 
+# -- signed metadata (OpenID4VCI 1.0 section 12.2.3): asked for as application/jwt, verified, used
+offer "delivery=value&signed_metadata=trusted"
+check "receives with signed metadata" receive "$tmp/signed.sqlite" "$url" --yes
+check "it asked for the signed form" saw '"application/jwt" in r["metadata_accept"] and r["issued"] == 1'
+check "the signed metadata's display name is the issuer's name" bash -c \
+  "'$bin/mdoc-holder' history --json --store '$tmp/signed.sqlite' | grep -q 'Utopia Test DMV (signed)'"
+offer "delivery=value&signed_metadata=tampered"
+fails "signed metadata changed after signing is refused" 1 receive "$tmp/signed-bad.sqlite" "$url" --yes
+check "the message says the signature does not verify" grep -q "signature does not verify" "$tmp/err"
+check "nothing was asked of the issuer after the metadata" saw 'r["token_requests"] == 0 and r["issued"] == 0'
+offer "delivery=value&signed_metadata=untrusted"
+fails "signed metadata under a CA the holder does not trust is refused" 1 receive "$tmp/signed-bad.sqlite" "$url" --yes
+check "the message says not trusted and what to do" grep -q "not trusted.*--trust-anchor" "$tmp/err"
+check "nothing was stored" listed "$tmp/signed-bad.sqlite" "c == []"
+
 # -- batch of 3: three keys, three copies, one credential
 offer "delivery=value&batch_size=3&dpop=1"
 check "receives a batch of 3" receive "$store" "$url" --yes --batch 3

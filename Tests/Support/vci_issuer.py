@@ -24,6 +24,9 @@ Every offer is a session with its own Credential Issuer Identifier https://local
                        encrypt=1 (credential_request_encryption and credential_response_encryption,
                        both required: requests must come as JWEs to the issuer's key, answers go as
                        JWEs to the key in the request's credential_response_encryption),
+                       signed_metadata=trusted|untrusted|tampered (the metadata as a JWT when
+                       the request accepts application/jwt: signed by the trusted document signer,
+                       a fresh IACA's, or changed after signing),
                        format=sd-jwt (the offer's configuration "pid": dc+sd-jwt, vct
                        urn:eudi:pid:1, SD-JWT VCs issued by the IETF reference library `sd-jwt`
                        with the issuer's x5c chain to TMPDIR/sd-jwt-ca.pem, cnf.jwk the proved key;
@@ -71,7 +74,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.x509.oid import NameOID, ObjectIdentifier
-from joserfc import jwe
+from joserfc import jwe, jws
 from joserfc.jwk import ECKey
 from jwcrypto.jwk import JWK
 from pymdoccbor.mdoc.issuer import MdocCborIssuer
@@ -249,7 +252,8 @@ class Issuer:
             "deferred": int(form.get("deferred", "0")), "transaction_id": None, "deferred_keys": None,
             "encrypt": form.get("encrypt") == "1", "enc_key": ECKey.generate_key("P-256", private=True),
             "config": "pid" if form.get("format") == "sd-jwt" else "mdl",
-            "result": {"violations": [], "token_requests": 0, "token_errors": [], "credential_requests": 0,
+            "signed_metadata": form.get("signed_metadata") or None,
+            "result": {"metadata_accept": None, "violations": [], "token_requests": 0, "token_errors": [], "credential_requests": 0,
                        "nonce_requests": 0, "dpop_challenges": 0, "proofs": 0, "issued": 0, "notifications": [],
                        "metadata_fetches": 0, "as_metadata_fetches": 0, "offer_fetches": 0,
                        "tx_code_sent": None, "request_target": None, "par_requests": 0,
@@ -277,6 +281,26 @@ class Issuer:
         return {"session": sid, "offer": url}
 
     # -- metadata
+
+    def signed_issuer_metadata(self, s):
+        """OpenID4VCI 1.0 section 12.2.3: the metadata as a JWT (typ
+        openid-credential-issuer-metadata+jwt, x5c, sub = the issuer, iat), signed by the trusted
+        document signer (a chain to the test IACA); untrusted: by a fresh IACA's; tampered: a
+        member changed after signing."""
+        metadata = self.issuer_metadata(s)
+        metadata["display"] = [{"name": "Utopia Test DMV (signed)", "locale": "en"}]
+        metadata.update({"sub": s["issuer"], "iat": int(time.time())})
+        key, cert = make_untrusted_signer() if s["signed_metadata"] == "untrusted" else (self.ds_key, self.ds_cert)
+        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+        header = {"alg": "ES256", "typ": "openid-credential-issuer-metadata+jwt",
+                  "x5c": [base64.b64encode(cert.public_bytes(serialization.Encoding.DER)).decode()]}
+        token = jws.serialize_compact(header, json.dumps(metadata).encode(), ECKey.import_key(pem))
+        if s["signed_metadata"] == "tampered":
+            protected, _, signature = token.split(".")
+            metadata["credential_endpoint"] = "https://attacker.example/credential"
+            token = ".".join([protected, b64url(json.dumps(metadata).encode()), signature])
+        return token
 
     def issuer_metadata(self, s):
         s["result"]["metadata_fetches"] += 1
@@ -703,7 +727,13 @@ class Handler(BaseHTTPRequestHandler):
         prefix_as = "/.well-known/oauth-authorization-server/s/"
         if path.startswith(prefix_cred):
             s = self.session(path[len(prefix_cred):])
-            return self.reply(200, self.issuer.issuer_metadata(s)) if s else self.reply(404, {"error": "not found"})
+            if not s:
+                return self.reply(404, {"error": "not found"})
+            accept = self.headers.get("Accept", "")
+            s["result"]["metadata_accept"] = accept
+            if s["signed_metadata"] and "application/jwt" in accept:
+                return self.reply(200, ("jwt", self.issuer.signed_issuer_metadata(s)))
+            return self.reply(200, self.issuer.issuer_metadata(s))
         if path.startswith(prefix_as):
             s = self.session(path[len(prefix_as):])
             if s and s["as_metadata"] == "oauth":
