@@ -90,7 +90,7 @@ let package = Package(
             name: "OnlineTransport",
             dependencies: [
                 "OpenID4VP", "OpenID4VCI", "Wallet", "Consent", "Presentation", "ISO18013", "MdocCrypto", "JOSE",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "SDJWT", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -115,7 +115,7 @@ let package = Package(
             dependencies: [
                 "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
                 "BLETransport", "BLEBlueZ", "BlueZ", "HolderService", "SecureArea", "BoundedFile", "CommandLineSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SDJWT", "JOSE", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-reader",

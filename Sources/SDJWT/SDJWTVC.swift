@@ -104,6 +104,27 @@ public struct SDJWTVC: Sendable {
         return anchor.subject
     }
 
+    /// Whether the issuer-signed JWT names its key by an `x5c` chain (else a verifier needs
+    /// the issuer's published keys, ``JWTVCIssuerMetadata``).
+    public var hasCertificateChain: Bool { sdJWT.issuerSignedJWT.header["x5c"] != nil }
+
+    /// Checks the issuer's signature with the keys its JWT VC Issuer Metadata publishes (the
+    /// one whose `kid` the JWT names, else each in turn).
+    ///
+    /// - Throws: ``SDJWTError/issuerNotTrusted(_:)`` when none verifies it.
+    public func verifyIssuer(keys: [JWK]) throws(SDJWTError) {
+        let jwt = sdJWT.issuerSignedJWT
+        let named = jwt.keyID.map { kid in keys.filter { $0.keyID == kid } } ?? keys
+        guard !named.isEmpty else {
+            throw .issuerNotTrusted("the issuer publishes no key with the JWT's kid")
+        }
+        for key in named {
+            guard let publicKey = try? key.publicKey() else { continue }
+            if (try? jwt.verify(with: publicKey)) != nil { return }
+        }
+        throw .issuerNotTrusted("the issuer signature does not verify with the keys the issuer publishes")
+    }
+
     /// Checks `nbf` and `exp` against `time`.
     public func checkValidity(at time: Date) throws(SDJWTError) {
         if let notBefore, time < notBefore { throw .notYetValid(notBefore) }

@@ -26,10 +26,11 @@ extension CredentialStore {
     /// that `cnf.jwk` is the key.
     @discardableResult
     public func importSDJWT(
-        compact: String, deviceKeyPEM: String?, trustAnchors: [Certificate], verifyIssuer: Bool = true,
-        at time: Date = Date()
+        compact: String, deviceKeyPEM: String?, trustAnchors: [Certificate], issuerKeys: [JWK]? = nil,
+        verifyIssuer: Bool = true, at time: Date = Date()
     ) throws(WalletError) -> String {
-        let credential = try Self.checkSDJWT(compact, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time)
+        let credential = try Self.checkSDJWT(
+            compact, trustAnchors: trustAnchors, issuerKeys: issuerKeys, verifyIssuer: verifyIssuer, at: time)
         let deviceKey = try Self.readDeviceKey(deviceKeyPEM)
         guard deviceKey.publicKey == credential.holderKey else { throw .sdJWTKeyMismatch(keyID: nil) }
         let (key, isNew) = try keyForImport(deviceKey)
@@ -39,21 +40,32 @@ extension CredentialStore {
     /// Imports an SD-JWT VC issued to the stored key `keyID` (the same checks).
     @discardableResult
     public func importSDJWT(
-        compact: String, keyID: String, trustAnchors: [Certificate], verifyIssuer: Bool = true, at time: Date = Date()
+        compact: String, keyID: String, trustAnchors: [Certificate], issuerKeys: [JWK]? = nil,
+        verifyIssuer: Bool = true, at time: Date = Date()
     ) throws(WalletError) -> String {
-        let credential = try Self.checkSDJWT(compact, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time)
+        let credential = try Self.checkSDJWT(
+            compact, trustAnchors: trustAnchors, issuerKeys: issuerKeys, verifyIssuer: verifyIssuer, at: time)
         let (key, publicKey) = try storedKeyWithPublicKey(id: keyID)
         guard publicKey == credential.holderKey else { throw .sdJWTKeyMismatch(keyID: keyID) }
         return try storeSDJWT(credential, key: key, isNew: false)
     }
 
+    /// The checks of an SD-JWT VC import. The issuer is verified by its `x5c` chain to
+    /// `trustAnchors`, or, for a JWT without `x5c`, with `issuerKeys` (from the issuer's JWT VC
+    /// Issuer Metadata) when given.
     static func checkSDJWT(
-        _ compact: String, trustAnchors: [Certificate], verifyIssuer: Bool, at time: Date
+        _ compact: String, trustAnchors: [Certificate], issuerKeys: [JWK]? = nil, verifyIssuer: Bool, at time: Date
     ) throws(WalletError) -> SDJWTVC {
         do {
             let credential = try SDJWTVC(issued: compact)
             try credential.checkValidity(at: time)
-            if verifyIssuer { try credential.verifyIssuer(trustAnchors: trustAnchors, at: time) }
+            if verifyIssuer {
+                if let issuerKeys, !credential.hasCertificateChain {
+                    try credential.verifyIssuer(keys: issuerKeys)
+                } else {
+                    try credential.verifyIssuer(trustAnchors: trustAnchors, at: time)
+                }
+            }
             return credential
         } catch {
             throw .sdJWTRefused(error)

@@ -184,7 +184,8 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
                 + "or import it once it is valid."
         case .issuerNotTrusted(let why):
             return "the SD-JWT VC failed issuer authentication: \(why). Give the certificate of the issuer's CA with "
-                + "--trust-anchor CA.pem (or, importing a test credential you trust, --no-verify-issuer)."
+                + "--trust-anchor CA.pem; for one without x5c whose issuer publishes its keys, import with "
+                + "--issuer-metadata (or, importing a test credential you trust, --no-verify-issuer)."
         case .disclosureMismatch, .invalidDisclosure:
             return "\(error). The credential was altered after it was issued; ask the issuer for a new copy."
         default:

@@ -3,8 +3,10 @@ import BoundedFile
 import CBOR
 import CommandLineSupport
 import Foundation
+import JOSE
 import MdocCrypto
 import OnlineTransport
+import SDJWT
 import Wallet
 
 /// `mdoc-holder credentials import|list|show|delete`: the credential store from the command
@@ -15,7 +17,7 @@ struct CredentialsCommand: ParsableCommand {
         abstract: "Import, receive, list, show and delete the stored mdoc credentials.",
         subcommands: [Import.self, ReceiveCommand.self, List.self, Show.self, Delete.self])
 
-    struct Import: ParsableCommand {
+    struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Import the credential(s) of an issuer's file and print the new credential ID(s).",
             discussion: """
@@ -28,7 +30,9 @@ struct CredentialsCommand: ParsableCommand {
                 FILE may also be an SD-JWT VC (dc+sd-jwt) in compact form, <issuer-signed JWT>~<Disclosure>~...~ \
                 (the format is detected). It is checked: every Disclosure referenced by the signed payload once, \
                 typ, vct, iss, nbf/exp, the issuer signature with its x5c certificate and that certificate's chain \
-                to a --trust-anchor (unless --no-verify-issuer), and that cnf.jwk is the --device-key / --key.
+                to a --trust-anchor (unless --no-verify-issuer), and that cnf.jwk is the --device-key / --key. \
+                An SD-JWT VC without x5c is verified with the keys its issuer publishes at \
+                /.well-known/jwt-vc-issuer (fetched over HTTPS) when --issuer-metadata is given.
                 """)
 
         @Argument(help: ArgumentHelp("The issuer's credential file (- for standard input).", valueName: "file"))
@@ -61,9 +65,23 @@ struct CredentialsCommand: ParsableCommand {
         )
         var noVerifyIssuer = false
 
+        @Flag(
+            name: .customLong("issuer-metadata"),
+            help:
+                "SD-JWT VCs without x5c: fetch the issuer's keys from its /.well-known/jwt-vc-issuer over HTTPS (goes online)."
+        )
+        var issuerMetadata = false
+
+        @Option(
+            name: .customLong("tls-ca"),
+            help: ArgumentHelp(
+                "With --issuer-metadata: a CA certificate (PEM or DER) trusted for HTTPS besides the system's.",
+                valueName: "pem"))
+        var tlsCAs: [String] = []
+
         @OptionGroup var store: StoreOptions
 
-        func run() throws {
+        func run() async throws {
             let bytes = try WalletCLI.readFile(file, what: "credential file")
             guard (deviceKey == nil) != (keyID == nil) else {
                 if deviceKey != nil { throw ValidationError("give --device-key or --key, not both") }
@@ -79,14 +97,20 @@ struct CredentialsCommand: ParsableCommand {
             let verify = !noVerifyIssuer
             let ids: [String]
             if let compact = CredentialStore.sdJWTText(bytes) {
+                let keys = try await publishedIssuerKeys(of: compact)
                 ids = try importing(
                     byKey: {
-                        [try $0.importSDJWT(compact: compact, keyID: $1, trustAnchors: anchors, verifyIssuer: verify)]
+                        [
+                            try $0.importSDJWT(
+                                compact: compact, keyID: $1, trustAnchors: anchors, issuerKeys: keys,
+                                verifyIssuer: verify)
+                        ]
                     },
                     byPEM: {
                         [
                             try $0.importSDJWT(
-                                compact: compact, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: verify)
+                                compact: compact, deviceKeyPEM: keyPEM, trustAnchors: anchors, issuerKeys: keys,
+                                verifyIssuer: verify)
                         ]
                     })
             } else {
@@ -98,6 +122,25 @@ struct CredentialsCommand: ParsableCommand {
                     })
             }
             for id in ids { Output.line(id) }
+        }
+
+        /// With --issuer-metadata, the keys the SD-JWT VC's issuer publishes (only for a JWT
+        /// without x5c: a chain is checked against the trust anchors instead).
+        private func publishedIssuerKeys(of compact: String) async throws -> [JWK]? {
+            guard issuerMetadata, !noVerifyIssuer else { return nil }
+            let credential: SDJWTVC
+            do {
+                credential = try SDJWTVC(issued: compact)
+            } catch {
+                throw WalletError.sdJWTRefused(error)
+            }
+            guard !credential.hasCertificateChain else { return nil }
+            let roots = try tlsCAs.flatMap { try WalletCLI.readCertificates($0) }
+            do {
+                return try await JWTVCIssuerKeys.fetch(issuer: credential.issuer, tlsCAs: roots)
+            } catch {
+                throw WalletError.sdJWTRefused(error)
+            }
         }
 
         /// Imports with `--key` into the existing store, or with `--device-key`; a new store is

@@ -338,6 +338,38 @@ check "present-online sends a received SD-JWT VC" "$bin/mdoc-holder" present-onl
 check "the verifier verified it (issuer chain, disclosures, KB-JWT) and saw exactly the approved claims" bash -c \
   "curl -sf --cacert '$vca' https://localhost:$vport/result/$vsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"sd_jwt_verified\"] and r[\"vp_token_keys\"] == [\"pid\"], r; assert set(r[\"sd_jwt_disclosed\"]) >= {\"given_name\", \"address.locality\"} and \"family_name\" not in r[\"sd_jwt_disclosed\"], r'"
 
+# -- an SD-JWT VC file without x5c: its issuer's keys from /.well-known/jwt-vc-issuer (import --issuer-metadata)
+"$py" - "$tmp/jv" <<'PY'
+import json, sys
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from jwcrypto.jwk import JWK
+key = ec.generate_private_key(ec.SECP256R1())
+pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+open(sys.argv[1] + "-key.pem", "wb").write(pem)
+open(sys.argv[1] + "-jwk.json", "w").write(JWK.from_pem(pem).export_public())
+PY
+published() {  # published KEYS FILE: an SD-JWT VC whose issuer publishes its key (inline|uri|wrong)
+  curl -sf --cacert "$ica" --data-urlencode "jwk@$tmp/jv-jwk.json" -d "keys=$1" "https://localhost:$iport/published-sd-jwt" |
+    "$py" -c 'import json,sys; print(json.load(sys.stdin)["credential"])' >"$2"
+}
+jimport() {  # jimport STORE FILE ARGS...
+  local s=$1 f=$2; shift 2
+  "$bin/mdoc-holder" credentials import "$f" --device-key "$tmp/jv-key.pem" --store "$s" "$@"
+}
+published inline "$tmp/jv-inline.txt"
+fails "without x5c and without --issuer-metadata it is refused" 1 jimport "$tmp/jv.sqlite" "$tmp/jv-inline.txt"
+check "the message points at --issuer-metadata" grep -q -- "--issuer-metadata" "$tmp/err"
+check "with --issuer-metadata the issuer's published key verifies it" \
+  jimport "$tmp/jv.sqlite" "$tmp/jv-inline.txt" --issuer-metadata --tls-ca "$ica"
+check "it is listed as dc+sd-jwt" listed "$tmp/jv.sqlite" "[x['format'] for x in c] == ['dc+sd-jwt']"
+published uri "$tmp/jv-uri.txt"
+check "keys behind jwks_uri are fetched too" jimport "$tmp/jv2.sqlite" "$tmp/jv-uri.txt" --issuer-metadata --tls-ca "$ica"
+published wrong "$tmp/jv-wrong.txt"
+fails "a key the issuer does not publish is refused" 1 jimport "$tmp/jv3.sqlite" "$tmp/jv-wrong.txt" --issuer-metadata --tls-ca "$ica"
+check "saying the signature does not verify with the published keys" grep -q "does not verify with the keys the issuer publishes" "$tmp/err"
+check "nothing was stored" bash -c "[ ! -e '$tmp/jv3.sqlite' ]"
+
 # -- bad input
 fails "an offer without parameters is refused" 1 receive "$tmp/x.sqlite" "openid-credential-offer://" --yes
 check "it says what is missing" grep -q "credential_offer" "$tmp/err"

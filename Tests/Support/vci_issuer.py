@@ -37,6 +37,10 @@ Every offer is a session with its own Credential Issuer Identifier https://local
                        for mdl, issuer_state) -> 201 {"request_uri"}.
   GET  /s/ID/authorize with PAR only client_id and request_uri (else the parameters checked as for
                        PAR) -> 302 to redirect_uri?code&state&iss: the test follows it as a browser.
+  POST /published-sd-jwt form: jwk=HOLDER_PUBLIC_JWK_JSON, keys=inline|uri|wrong -> {"id", "credential"}:
+                       an SD-JWT VC without x5c (kid k1) whose iss https://localhost:PORT/jv/ID
+                       publishes its key in JWT VC Issuer Metadata at /.well-known/jwt-vc-issuer/jv/ID
+                       (inline jwks, or jwks_uri /jv/ID/jwks; wrong: another key under kid k1).
   GET  /offer/ID       the offer by reference.
   GET  /result/ID      what the issuer saw: violations (every rule of the spec the holder broke;
                        a test fails unless it is empty), counts, notifications, issued copies.
@@ -234,6 +238,7 @@ class Issuer:
         self.ds_cert = ds_cert
         self.lock = threading.Lock()
         self.sessions = {}
+        self.published = {}  # jwt-vc-issuer test issuers, by ID
 
     def start(self, form: dict) -> dict:
         sid = secrets.token_urlsafe(9)
@@ -279,6 +284,35 @@ class Issuer:
         else:
             url = "openid-credential-offer://?credential_offer_uri=" + urllib.parse.quote(f"{self.base}/offer/{sid}", safe="")
         return {"session": sid, "offer": url}
+
+    # -- SD-JWT VCs whose issuer publishes its keys (JWT VC Issuer Metadata), no x5c
+
+    def published_sd_jwt(self, form: dict) -> dict:
+        """A compact SD-JWT VC for the holder key `jwk` (JSON), signed by a fresh key named by kid
+        only; its iss https://localhost:PORT/jv/ID publishes the key at /.well-known/jwt-vc-issuer/jv/ID
+        (keys=inline: jwks; uri: jwks_uri; wrong: another key under the same kid)."""
+        pid = secrets.token_urlsafe(9)
+        issuer_id = f"{self.base}/jv/{pid}"
+        key = JWK.generate(kty="EC", crv="P-256")
+        published = key if form.get("keys", "inline") != "wrong" else JWK.generate(kty="EC", crv="P-256")
+        public = dict(published.export_public(as_dict=True), kid="k1", use="sig", alg="ES256")
+        self.published[pid] = {"issuer": issuer_id, "jwk": public, "mode": form.get("keys", "inline"), "fetches": 0}
+        holder = json.loads(form["jwk"])
+        now = int(time.time())
+        claims = {"iss": issuer_id, "vct": PID_VCT, "iat": now, "exp": now + 86400,
+                  SDObj("given_name"): "Erika", SDObj("family_name"): "Mustermann"}
+        compact = SDJWTIssuer(claims, key, JWK(**{k: holder[k] for k in ("kty", "crv", "x", "y")}), sign_alg="ES256",
+                              extra_header_parameters={"typ": "dc+sd-jwt", "kid": "k1"}).sd_jwt_issuance
+        return {"id": pid, "credential": compact}
+
+    def jwt_vc_issuer_metadata(self, pid):
+        p = self.published.get(pid)
+        if not p:
+            return None
+        p["fetches"] += 1
+        if p["mode"] == "uri":
+            return {"issuer": p["issuer"], "jwks_uri": f"{p['issuer']}/jwks"}
+        return {"issuer": p["issuer"], "jwks": {"keys": [p["jwk"]]}}
 
     # -- metadata
 
@@ -756,6 +790,12 @@ class Handler(BaseHTTPRequestHandler):
                 s["result"]["violations"].append(f"authorize: {v}")
                 return self.reply(400, {"error": "invalid_request", "error_description": str(v)})
             return self.reply(302, None, {"Location": location})
+        if path.startswith("/.well-known/jwt-vc-issuer/jv/"):
+            metadata = self.issuer.jwt_vc_issuer_metadata(path.rsplit("/", 1)[1])
+            return self.reply(200, metadata) if metadata else self.reply(404, {"error": "not found"})
+        if path.startswith("/jv/") and path.endswith("/jwks"):
+            p = self.issuer.published.get(path.split("/")[2])
+            return self.reply(200, {"keys": [p["jwk"]]}) if p else self.reply(404, {"error": "not found"})
         if path.startswith("/offer/"):
             s = self.session(path.rsplit("/", 1)[1])
             if not s:
@@ -773,6 +813,8 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length)
         if path == "/start":
             return self.reply(200, self.issuer.start(dict(urllib.parse.parse_qsl(body.decode()))))
+        if path == "/published-sd-jwt":
+            return self.reply(200, self.issuer.published_sd_jwt(dict(urllib.parse.parse_qsl(body.decode()))))
         parts = path.split("/")
         if len(parts) != 4 or parts[1] != "s":
             return self.reply(404, {"error": "not found"})
