@@ -161,6 +161,7 @@ let package = Package(
         .testTarget(name: "MdocIssuerTests", dependencies: ["MdocIssuer", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "TestSupport"]),
+        .testTarget(name: "BLEBlueZTests", dependencies: ["BLEBlueZ", "BLETransport", "BlueZ", "TestSupport"]),
         // In-memory GATT roles and L2CAP channels for the BLE tests of holder and reader.
         .target(
             name: "BLETestSupport", dependencies: ["BLETransport", "MdocIssuer", "MdocCrypto", "Presentation"],

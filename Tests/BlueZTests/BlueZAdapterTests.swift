@@ -1,5 +1,6 @@
 import BlueZ
 import DBus
+import TestSupport
 import Testing
 
 struct BlueZAdapterTests {

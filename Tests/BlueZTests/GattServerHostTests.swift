@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import Synchronization
+import TestSupport
 import Testing
 
 /// ``GattServerHost`` keeps an application and an advertisement registered across

@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

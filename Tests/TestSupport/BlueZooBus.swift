@@ -1,21 +1,20 @@
 import Foundation
-import TestSupport
-import Testing
 
 /// A private bus with BlueZoo on it (Tests/Support/bluezoo-bus.sh), for one test: hci0 is
 /// 00:00:00:00:AA:01, hci1 is 00:00:00:00:BB:02, both powered. The address goes to the code
 /// under test as a parameter (tests run in parallel; the environment is shared).
-final class BlueZooBus: Sendable {
-    let address: String
-    let directory: String
+public final class BlueZooBus: Sendable {
+    public let address: String
+    public let directory: String
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     static let script = repositoryRoot + "/Tests/Support/bluezoo-bus.sh"
     static let bluezoo = repositoryRoot + "/.venv-test/bin/bluezoo"
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
     }
 
     private init(address: String, directory: String) {
@@ -24,7 +23,7 @@ final class BlueZooBus: Sendable {
     }
 
     /// Starts a bus and BlueZoo. A missing BlueZoo is a failure, not a skip.
-    static func start() throws -> BlueZooBus {
+    public static func start() throws -> BlueZooBus {
         guard FileManager.default.isExecutableFile(atPath: bluezoo) else {
             throw Failure(description: "BlueZoo is not installed at \(bluezoo): run `make test-deps`")
         }
@@ -40,7 +39,7 @@ final class BlueZooBus: Sendable {
     }
 
     /// BlueZoo stops and starts again, as bluetoothd does on a restart.
-    func restartMock() async throws {
+    public func restartMock() async throws {
         let script = Self.script
         let directory = self.directory
         let status = try await ChildProcess.offPool { try Self.run([script, "restart-mock", directory]) }
@@ -48,19 +47,19 @@ final class BlueZooBus: Sendable {
     }
 
     /// BlueZoo stops (bluetoothd not running); the bus stays.
-    func stopMock() async throws {
+    public func stopMock() async throws {
         let script = Self.script
         let directory = self.directory
         let status = try await ChildProcess.offPool { try Self.run([script, "stop-mock", directory]) }
         guard status == 0 else { throw Failure(description: "bluezoo-bus.sh stop-mock failed (\(status))") }
     }
 
-    func stop() {
+    public func stop() {
         _ = try? Self.run([Self.script, "stop", directory])
     }
 
     /// Runs `body` with a fresh bus and mock, stopping them afterwards whatever happens.
-    static func with<T>(_ body: (BlueZooBus) async throws -> T) async throws -> T {
+    public static func with<T>(_ body: (BlueZooBus) async throws -> T) async throws -> T {
         let bus = try await ChildProcess.offPool { try start() }
         do {
             let result = try await body(bus)
