@@ -84,7 +84,10 @@ final class GattSocket: @unchecked Sendable {
             if sent == bytes.count { return }
             if sent < 0, errno == EINTR { continue }
             if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                await waitWritable()
+                guard await waitWritable() else {
+                    close()
+                    throw BlueZError.timedOut("bluetoothd taking the next value from the socket")
+                }
                 continue
             }
             close()
@@ -105,16 +108,41 @@ final class GattSocket: @unchecked Sendable {
         }
     }
 
-    private func waitWritable() async {
+    /// How long a full socket may stay full: bluetoothd reads it as the link takes values,
+    /// so this long means bluetoothd or the link is stuck (a session must not wait forever).
+    static let writableTimeout: Double = 30
+
+    /// Waits until the socket takes more; false after ``writableTimeout``.
+    private func waitWritable() async -> Bool {
         let fd = self.fd
         let queue = self.queue
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler {
-                source.cancel()
-                continuation.resume()
-            }
-            source.resume()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let waiter = WritableWaiter(
+                source: DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue), continuation: continuation)
+            waiter.source.setEventHandler { waiter.finish(writable: true) }
+            waiter.source.resume()
+            queue.asyncAfter(deadline: .now() + Self.writableTimeout) { waiter.finish(writable: false) }
+        }
+    }
+
+    /// One wait for writability: whichever comes first, the socket or the deadline, resumes.
+    // @unchecked: `source` and `done` are used only on the socket's serial queue (the write
+    // source's handler and the deadline both run there).
+    private final class WritableWaiter: @unchecked Sendable {
+        let source: any DispatchSourceWrite
+        private let continuation: CheckedContinuation<Bool, Never>
+        private var done = false
+
+        init(source: any DispatchSourceWrite, continuation: CheckedContinuation<Bool, Never>) {
+            self.source = source
+            self.continuation = continuation
+        }
+
+        func finish(writable: Bool) {
+            guard !done else { return }
+            done = true
+            source.cancel()
+            continuation.resume(returning: writable)
         }
     }
 
