@@ -42,7 +42,9 @@ let package = Package(
         .target(name: "L2CAP", dependencies: ["CBluetooth"]),
 
         // BlueZ D-Bus client: knows nothing of mdocs.
-        .target(name: "BlueZ", dependencies: ["DBus"]),
+        // Bluetooth values every layer shares (one UUID type), no C.
+        .target(name: "Bluetooth"),
+        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth"]),
 
         // Where device keys live: software (wrapped under a key-encryption key), TPM 2.0.
         // PKCS#11 tokens through p11-kit's module loader.
@@ -65,7 +67,7 @@ let package = Package(
         // ISO 18013-5 BLE without I/O: chunking, the session state machine of both GATT roles,
         // Ident, L2CAP framing, message channels, and the seams (GATT server and client roles,
         // L2CAP channels) the BlueZ implementations fill. Imports no D-Bus.
-        .target(name: "BLETransport"),
+        .target(name: "BLETransport", dependencies: ["Bluetooth"]),
         // The GATT server and client roles and L2CAP sockets on BlueZ, shared by holder and
         // reader (each role parameterised by the mode's UUIDs and characteristics).
         .target(name: "BLEBlueZ", dependencies: ["BLETransport", "BlueZ", "DBus", "L2CAP"]),

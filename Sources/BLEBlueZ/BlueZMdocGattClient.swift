@@ -64,7 +64,7 @@ public actor BlueZMdocGattClient: MdocGattClient {
         self.log = log
     }
 
-    public func connect(serviceUUID: BLEUUID, characteristics: MdocBLEUUIDs.Characteristics) async throws
+    public func connect(serviceUUID: BluetoothUUID, characteristics: MdocBluetoothUUIDs.Characteristics) async throws
         -> MdocGattConnection
     {
         await disconnect()
@@ -75,7 +75,7 @@ public actor BlueZMdocGattClient: MdocGattClient {
         } catch {
             throw MdocGattClientError.adapter(adapterName, "\(error)")
         }
-        let service = try BlueZMdocGattServer.bluetoothUUID(serviceUUID)
+        let service = serviceUUID
         log("scanning on \(adapterName) for service \(service)")
         let device = try await discover(service, on: adapter)
         let address = (try? await device.info().address) ?? "\(device.path)"
@@ -121,7 +121,7 @@ public actor BlueZMdocGattClient: MdocGattClient {
     }
 
     private func attach(
-        device: BlueZDevice, address: String, service: BluetoothUUID, uuids: MdocBLEUUIDs.Characteristics
+        device: BlueZDevice, address: String, service: BluetoothUUID, uuids: MdocBluetoothUUIDs.Characteristics
     ) async throws -> MdocGattConnection {
         let services: [RemoteGattService]
         do {
@@ -132,10 +132,10 @@ public actor BlueZMdocGattClient: MdocGattClient {
         guard let mdoc = services.first(where: { $0.uuid == service }) else {
             throw MdocGattClientError.serviceMissing(service.rawValue)
         }
-        func find(_ uuid: BLEUUID) -> RemoteCharacteristic? {
+        func find(_ uuid: BluetoothUUID) -> RemoteCharacteristic? {
             mdoc.characteristics.first { $0.uuid.rawValue == uuid.description }
         }
-        func require(_ name: String, _ uuid: BLEUUID) throws -> RemoteCharacteristic {
+        func require(_ name: String, _ uuid: BluetoothUUID) throws -> RemoteCharacteristic {
             guard let c = find(uuid) else {
                 throw MdocGattClientError.characteristicMissing(name: name, uuid: uuid.description)
             }

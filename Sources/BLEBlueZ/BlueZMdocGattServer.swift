@@ -22,7 +22,7 @@ public actor BlueZMdocGattServer: MdocGattServer {
     private let objectPath: String
     private let localName: String
     /// The characteristics of the session being served.
-    private var uuids: MdocBLEUUIDs.Characteristics?
+    private var uuids: MdocBluetoothUUIDs.Characteristics?
     private var host: GattServerHost?
     private var application: GattApplication?
     private var forwarders: [Task<Void, Never>] = []
@@ -67,7 +67,7 @@ public actor BlueZMdocGattServer: MdocGattServer {
         await stop()
         sessions += 1
         let session = sessions
-        let serviceUUID = try Self.bluetoothUUID(service.uuid)
+        let serviceUUID = service.uuid
         let app = try GattApplication(
             path: try DBusObjectPath("\(objectPath)/session\(session)"),
             services: [GattServiceDescription(uuid: serviceUUID, characteristics: try characteristics(of: service))])
@@ -88,9 +88,9 @@ public actor BlueZMdocGattServer: MdocGattServer {
 
         let (stream, continuation) = AsyncStream<MdocGattEvent>.makeStream()
         self.continuation = continuation
-        let characteristics = try Dictionary(
+        let characteristics = Dictionary(
             uniqueKeysWithValues: MdocCharacteristic.allCases.map {
-                (try Self.bluetoothUUID($0.uuid(in: service.characteristics)), $0)
+                ($0.uuid(in: service.characteristics), $0)
             })
         forwarders = [
             Task { [weak self] in
@@ -124,21 +124,21 @@ public actor BlueZMdocGattServer: MdocGattServer {
         let acquire = notifyVia == .acquiredSocket
         var out = [
             GattCharacteristicDescription(
-                uuid: try Self.bluetoothUUID(uuids.state), flags: [.notify, .writeWithoutResponse],
+                uuid: uuids.state, flags: [.notify, .writeWithoutResponse],
                 acquireNotify: acquire),
             GattCharacteristicDescription(
-                uuid: try Self.bluetoothUUID(uuids.client2Server), flags: [.writeWithoutResponse]),
+                uuid: uuids.client2Server, flags: [.writeWithoutResponse]),
             GattCharacteristicDescription(
-                uuid: try Self.bluetoothUUID(uuids.server2Client), flags: [.notify], acquireNotify: acquire),
+                uuid: uuids.server2Client, flags: [.notify], acquireNotify: acquire),
         ]
         if let ident = service.ident, let uuid = uuids.ident {
             out.append(
-                GattCharacteristicDescription(uuid: try Self.bluetoothUUID(uuid), flags: [.read], value: ident.bytes))
+                GattCharacteristicDescription(uuid: uuid, flags: [.read], value: ident.bytes))
         }
         if let psm = service.l2capPSM {
             out.append(
                 GattCharacteristicDescription(
-                    uuid: try Self.bluetoothUUID(uuids.l2capPSM), flags: [.read], value: L2CAPPSM.encode(psm)))
+                    uuid: uuids.l2capPSM, flags: [.read], value: L2CAPPSM.encode(psm)))
         }
         return out
     }
@@ -152,9 +152,9 @@ public actor BlueZMdocGattServer: MdocGattServer {
         if characteristic == .state {
             // State and Server2Client leave through two sockets that bluetoothd reads in any
             // order: a State 0x02 must not overtake the last chunks of the response.
-            await application.waitUntilTaken(try Self.bluetoothUUID(uuids.server2Client))
+            await application.waitUntilTaken(uuids.server2Client)
         }
-        try await application.notify(try Self.bluetoothUUID(characteristic.uuid(in: uuids)), value)
+        try await application.notify(characteristic.uuid(in: uuids), value)
     }
 
     public func stop() async {
@@ -249,12 +249,5 @@ public actor BlueZMdocGattServer: MdocGattServer {
     /// Chunks are min(512, MTU − 3), so MTU − 2 keeps them whole; never below the ATT minimum.
     public static func usableMTU(_ mtu: Int) -> Int {
         max(MessageFragmenter.minimumMTU, mtu - 2)
-    }
-
-    public static func bluetoothUUID(_ uuid: BLEUUID) throws -> BluetoothUUID {
-        guard let u = BluetoothUUID(uuid.description) else {
-            throw BlueZError.invalidState("not a UUID: \(uuid)")
-        }
-        return u
     }
 }

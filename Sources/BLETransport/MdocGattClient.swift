@@ -24,7 +24,7 @@ public struct MdocGattConnection: Sendable {
 /// device advertising the service UUID, connect, read the Ident when the holder checks it,
 /// subscribe to State and Server2Client, and write State and Client2Server without
 /// response. ``MdocCharacteristic`` names the roles; the UUIDs are the mode's
-/// (``MdocBLEUUIDs``). The BlueZ implementation is in BLEBlueZ; tests use an in-memory one.
+/// (``MdocBluetoothUUIDs``). The BlueZ implementation is in BLEBlueZ; tests use an in-memory one.
 /// Nothing here knows about D-Bus.
 ///
 /// One connection at a time: ``connect(serviceUUID:characteristics:)`` again replaces the
@@ -32,7 +32,7 @@ public struct MdocGattConnection: Sendable {
 public protocol MdocGattClient: Sendable {
     /// Scans for a device advertising `serviceUUID` until one is found (or the task is
     /// cancelled), connects and finds the mdoc service and its `characteristics`.
-    func connect(serviceUUID: BLEUUID, characteristics: MdocBLEUUIDs.Characteristics) async throws
+    func connect(serviceUUID: BluetoothUUID, characteristics: MdocBluetoothUUIDs.Characteristics) async throws
         -> MdocGattConnection
     /// The value of the server's Ident characteristic; nil when its service has none.
     func readIdent() async throws -> [UInt8]?

@@ -5,7 +5,7 @@ public enum MdocCharacteristic: Sendable, Hashable, CaseIterable {
     case server2Client
 
     /// The standard's UUID of each in one mode's service.
-    public func uuid(in characteristics: MdocBLEUUIDs.Characteristics) -> BLEUUID {
+    public func uuid(in characteristics: MdocBluetoothUUIDs.Characteristics) -> BluetoothUUID {
         switch self {
         case .state: return characteristics.state
         case .client2Server: return characteristics.client2Server
@@ -18,9 +18,9 @@ public enum MdocCharacteristic: Sendable, Hashable, CaseIterable {
 /// peripheral-server mode, the reader in mdoc central-client mode (with its Ident).
 public struct MdocGattService: Sendable, Hashable {
     /// The session's service UUID (from or for the engagement).
-    public var uuid: BLEUUID
+    public var uuid: BluetoothUUID
     /// The mode's characteristic UUIDs.
-    public var characteristics: MdocBLEUUIDs.Characteristics
+    public var characteristics: MdocBluetoothUUIDs.Characteristics
     /// The Ident characteristic's value (read), in central-client mode.
     public var ident: BLEIdent?
     /// The L2CAP PSM characteristic's value (read, ``L2CAPPSM/encode(_:)``), when L2CAP is
@@ -28,13 +28,13 @@ public struct MdocGattService: Sendable, Hashable {
     public var l2capPSM: UInt16?
 
     /// The holder's service in mdoc peripheral-server mode.
-    public static func peripheralServer(_ uuid: BLEUUID, l2capPSM: UInt16? = nil) -> Self {
-        Self(uuid: uuid, characteristics: MdocBLEUUIDs.peripheralServer, ident: nil, l2capPSM: l2capPSM)
+    public static func peripheralServer(_ uuid: BluetoothUUID, l2capPSM: UInt16? = nil) -> Self {
+        Self(uuid: uuid, characteristics: MdocBluetoothUUIDs.peripheralServer, ident: nil, l2capPSM: l2capPSM)
     }
 
     /// The reader's service in mdoc central-client mode.
-    public static func centralClient(_ uuid: BLEUUID, ident: BLEIdent, l2capPSM: UInt16? = nil) -> Self {
-        Self(uuid: uuid, characteristics: MdocBLEUUIDs.centralClient, ident: ident, l2capPSM: l2capPSM)
+    public static func centralClient(_ uuid: BluetoothUUID, ident: BLEIdent, l2capPSM: UInt16? = nil) -> Self {
+        Self(uuid: uuid, characteristics: MdocBluetoothUUIDs.centralClient, ident: ident, l2capPSM: l2capPSM)
     }
 }
 

@@ -319,7 +319,7 @@ actor SessionManager {
 struct UncancelledDisconnectClient: MdocGattClient {
     let inner: BlueZMdocGattClient
 
-    func connect(serviceUUID: BLEUUID, characteristics: MdocBLEUUIDs.Characteristics) async throws
+    func connect(serviceUUID: BluetoothUUID, characteristics: MdocBluetoothUUIDs.Characteristics) async throws
         -> MdocGattConnection
     {
         try await inner.connect(serviceUUID: serviceUUID, characteristics: characteristics)

@@ -98,7 +98,7 @@ final class HolderLoop {
     private func start() async throws {
         let continuation = continuation
         let options = engagement.bleOptions
-        if let server = setup.server, let uuid = options?.peripheralServerUUID.flatMap({ BLEUUID(bytes: $0) }) {
+        if let server = setup.server, let uuid = options?.peripheralServerUUID.flatMap({ BluetoothUUID(bytes: $0) }) {
             let events = try await server.start(.peripheralServer(uuid, l2capPSM: listener?.psm))
             tasks.append(
                 Task {
@@ -106,11 +106,12 @@ final class HolderLoop {
                     continuation.yield(.gattClosed)
                 })
         }
-        if let client = setup.centralClient, let uuid = options?.centralClientUUID.flatMap({ BLEUUID(bytes: $0) }) {
+        if let client = setup.centralClient, let uuid = options?.centralClientUUID.flatMap({ BluetoothUUID(bytes: $0) })
+        {
             centralTask = Task {
                 do {
                     let connection = try await client.connect(
-                        serviceUUID: uuid, characteristics: MdocBLEUUIDs.centralClient)
+                        serviceUUID: uuid, characteristics: MdocBluetoothUUIDs.centralClient)
                     continuation.yield(.centralConnected(connection))
                     for await event in connection.events { continuation.yield(.central(event)) }
                     continuation.yield(.central(.disconnected))

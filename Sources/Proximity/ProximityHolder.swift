@@ -119,8 +119,8 @@ public struct ProximityHolder: Sendable {
     /// A fresh engagement offering the modes whose link is given, each under a new random
     /// service UUID, and the L2CAP PSM when one listens.
     private func makeEngagement(_ eDeviceKey: PublicKey, l2capPSM: UInt16?) -> DeviceEngagement {
-        let peripheralUUID = server == nil ? nil : BLEUUID(bytes: SecureRandom.bytes(16))
-        let centralUUID = centralClient == nil ? nil : BLEUUID(bytes: SecureRandom.bytes(16))
+        let peripheralUUID = server == nil ? nil : BluetoothUUID(bytes: SecureRandom.bytes(16))
+        let centralUUID = centralClient == nil ? nil : BluetoothUUID(bytes: SecureRandom.bytes(16))
         return DeviceEngagement(
             eDeviceKey: eDeviceKey,
             retrievalMethods: [

@@ -69,11 +69,13 @@ public struct ProximityReader: Sendable {
 
     // MARK: - Peripheral-server mode: we are the GATT client
 
-    private func connect(to uuid: BLEUUID, psm offered: UInt64?) async throws(BLEReaderError) -> ReaderConnection {
+    private func connect(to uuid: BluetoothUUID, psm offered: UInt64?) async throws(BLEReaderError) -> ReaderConnection
+    {
         guard let client else { throw .link("no GATT client for mdoc peripheral-server mode") }
         let connection: MdocGattConnection
         do {
-            connection = try await client.connect(serviceUUID: uuid, characteristics: MdocBLEUUIDs.peripheralServer)
+            connection = try await client.connect(
+                serviceUUID: uuid, characteristics: MdocBluetoothUUIDs.peripheralServer)
         } catch {
             throw .link("\(error)")
         }
@@ -115,7 +117,7 @@ public struct ProximityReader: Sendable {
 
     // MARK: - Central-client mode: we serve
 
-    private func serve(_ uuid: BLEUUID, ident: BLEIdent) async throws(BLEReaderError) -> ReaderConnection {
+    private func serve(_ uuid: BluetoothUUID, ident: BLEIdent) async throws(BLEReaderError) -> ReaderConnection {
         guard let server else { throw .serveFailed("no GATT server for mdoc central-client mode") }
         let listener = openListener()
         let events: AsyncStream<MdocGattEvent>

@@ -4,9 +4,9 @@ import ISO18013
 /// The ISO 18013-5 BLE mode the reader uses with one holder, and the service UUID of it.
 public enum ReaderBLEMode: Sendable, Equatable {
     /// mdoc peripheral-server mode: the holder serves `serviceUUID`; we connect.
-    case peripheralServer(BLEUUID)
+    case peripheralServer(BluetoothUUID)
     /// mdoc central-client mode: we serve `serviceUUID` with our Ident; the holder connects.
-    case centralClient(BLEUUID)
+    case centralClient(BluetoothUUID)
 
     /// `request --mode`.
     public enum Choice: String, Sendable, CaseIterable {
@@ -42,8 +42,8 @@ public enum ReaderBLEMode: Sendable, Equatable {
         }
     }
 
-    private static func uuid(_ bytes: [UInt8], _ name: String) throws(BLEReaderError) -> BLEUUID {
-        guard let uuid = BLEUUID(bytes: bytes) else {
+    private static func uuid(_ bytes: [UInt8], _ name: String) throws(BLEReaderError) -> BluetoothUUID {
+        guard let uuid = BluetoothUUID(bytes: bytes) else {
             throw .engagement("the engagement's \(name) UUID is not 16 bytes")
         }
         return uuid

@@ -147,11 +147,11 @@ struct PresentCommand: AsyncParsableCommand {
             }
         }
         var waits: [String] = []
-        if let uuid = engagement.bleOptions?.peripheralServerUUID.flatMap({ BLEUUID(bytes: $0) }) {
+        if let uuid = engagement.bleOptions?.peripheralServerUUID.flatMap({ BluetoothUUID(bytes: $0) }) {
             let psm = engagement.bleOptions?.l2capPSM.map { ", L2CAP PSM \($0)" } ?? ""
             waits.append("serving mdoc service \(uuid) (peripheral-server mode\(psm))")
         }
-        if let uuid = engagement.bleOptions?.centralClientUUID.flatMap({ BLEUUID(bytes: $0) }) {
+        if let uuid = engagement.bleOptions?.centralClientUUID.flatMap({ BluetoothUUID(bytes: $0) }) {
             waits.append("scanning for a reader serving \(uuid) (central-client mode)")
         }
         WalletCLI.warn("waiting for a reader: \(waits.joined(separator: "; "))")

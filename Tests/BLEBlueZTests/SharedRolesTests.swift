@@ -62,7 +62,7 @@ struct SharedRolesTests {
             let server = try await Self.roles(serverRole, bus: bus, adapter: "hci0").server
             let client = try await Self.roles(serverRole == .holder ? .reader : .holder, bus: bus, adapter: "hci1")
                 .client
-            let uuid = BLEUUID(high: .random(in: 1...UInt64.max), low: .random(in: 1...UInt64.max))
+            let uuid = BluetoothUUID(high: .random(in: 1...UInt64.max), low: .random(in: 1...UInt64.max))
             let ident = try #require(BLEIdent(bytes: (0..<16).map { UInt8($0) }))
             let service: MdocGattService =
                 serverRole == .holder ? .peripheralServer(uuid) : .centralClient(uuid, ident: ident)

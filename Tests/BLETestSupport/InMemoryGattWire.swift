@@ -44,7 +44,8 @@ public actor InMemoryGattWire {
 
     public struct Client: MdocGattClient {
         let wire: InMemoryGattWire
-        public func connect(serviceUUID: BLEUUID, characteristics: MdocBLEUUIDs.Characteristics) async throws
+        public func connect(serviceUUID: BluetoothUUID, characteristics: MdocBluetoothUUIDs.Characteristics)
+            async throws
             -> MdocGattConnection
         {
             try await wire.connect(serviceUUID, characteristics)
@@ -90,7 +91,7 @@ public actor InMemoryGattWire {
 
     // MARK: - The client's side
 
-    private func connect(_ uuid: BLEUUID, _ characteristics: MdocBLEUUIDs.Characteristics) async throws
+    private func connect(_ uuid: BluetoothUUID, _ characteristics: MdocBluetoothUUIDs.Characteristics) async throws
         -> MdocGattConnection
     {
         while service?.uuid != uuid {

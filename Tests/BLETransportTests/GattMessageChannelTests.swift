@@ -6,7 +6,7 @@ import Testing
 /// and a client-side channel carry messages both ways, in chunks of the MTU, and end with
 /// State 0x02.
 struct GattMessageChannelTests {
-    static let uuid = BLEUUID(high: 0x1234, low: 0x5678)
+    static let uuid = BluetoothUUID(high: 0x1234, low: 0x5678)
     static let ident = BLEIdent(bytes: [UInt8](0..<16))!
     static let options = GattMessageChannel.Options(maximumMessageSize: MessageSizeLimit.response)
 
@@ -86,7 +86,7 @@ struct GattMessageChannelTests {
         let events = try await wire.server.start(.peripheralServer(Self.uuid))
         let server = try await GattMessageChannel.serving(wire.server, events: events, options: options)
         let connection = try await wire.client.connect(
-            serviceUUID: Self.uuid, characteristics: MdocBLEUUIDs.peripheralServer)
+            serviceUUID: Self.uuid, characteristics: MdocBluetoothUUIDs.peripheralServer)
         let client = try await GattMessageChannel.connected(
             wire.client, connection: connection, expectedIdent: nil, options: Self.options)
         #expect(await server.waitUntilStarted(timeout: .seconds(5)))

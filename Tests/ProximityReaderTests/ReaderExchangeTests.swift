@@ -9,7 +9,7 @@ import Testing
 /// The reader's loop against a holder played by hand on the in-memory wire (the reader is
 /// the GATT client of the holder's service).
 struct ReaderExchangeTests {
-    static let uuid = BLEUUID(high: 0xAB, low: 0xCD)
+    static let uuid = BluetoothUUID(high: 0xAB, low: 0xCD)
 
     /// A holder that answers the reader's request by `answer` on the wire's server.
     static func exchange(

@@ -18,7 +18,7 @@ actor InMemoryGattClient: MdocGattClient {
     let ident: Ident
     /// Fail writes after this many (a link that drops mid-transfer).
     var failAfterWrites: Int?
-    private(set) var serviceUUID: BLEUUID?
+    private(set) var serviceUUID: BluetoothUUID?
     private(set) var subscribed = false
     private(set) var disconnected = false
     private(set) var identReads = 0
@@ -40,7 +40,7 @@ actor InMemoryGattClient: MdocGattClient {
 
     // MARK: MdocGattClient (the holder's side)
 
-    func connect(serviceUUID: BLEUUID, characteristics: MdocBLEUUIDs.Characteristics) async throws
+    func connect(serviceUUID: BluetoothUUID, characteristics: MdocBluetoothUUIDs.Characteristics) async throws
         -> MdocGattConnection
     {
         if neverFindsReader {

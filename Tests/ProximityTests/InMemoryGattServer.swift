@@ -9,7 +9,7 @@ actor InMemoryGattServer: MdocGattServer {
     private var startWaiters: [CheckedContinuation<Void, Never>] = []
     private var notifications: [(MdocCharacteristic, [UInt8])] = []
     private var notificationWaiters: [CheckedContinuation<Void, Never>] = []
-    private(set) var serviceUUID: BLEUUID?
+    private(set) var serviceUUID: BluetoothUUID?
     /// The PSM characteristic's value source, when the holder offered L2CAP.
     private(set) var l2capPSM: UInt16?
     private(set) var stopped = false

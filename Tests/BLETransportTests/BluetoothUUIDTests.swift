@@ -1,18 +1,19 @@
 import BLETransport
 import Testing
 
-struct BLEUUIDTests {
+struct BluetoothUUIDTests {
     @Test func theTextFormRoundTripsInLowercase() throws {
-        let uuid = try #require(BLEUUID("00000001-A123-48CE-896B-4C76973373E6"))
+        let text = "00000001-A123-48CE-896B-4C76973373E6"
+        let uuid = try #require(BluetoothUUID(text))
         #expect(uuid.description == "00000001-a123-48ce-896b-4c76973373e6")
-        #expect(BLEUUID(uuid.description) == uuid)
+        #expect(BluetoothUUID(uuid.description) == uuid)
     }
 
     @Test func theEngagementBytesAreBigEndian() throws {
         let bytes: [UInt8] = [
             0x45, 0xEF, 0xEF, 0x74, 0x2B, 0x2C, 0x4E, 0x54, 0x9B, 0x0C, 0x1A, 0x4E, 0x38, 0x42, 0x4F, 0x3D,
         ]
-        let uuid = try #require(BLEUUID(bytes: bytes))
+        let uuid = try #require(BluetoothUUID(bytes: bytes))
         #expect(uuid.description == "45efef74-2b2c-4e54-9b0c-1a4e38424f3d")
         #expect(uuid.bytes == bytes)
         #expect(uuid.high == 0x45EF_EF74_2B2C_4E54)
@@ -22,26 +23,35 @@ struct BLEUUIDTests {
     @Test(arguments: [
         "", "00000001-a123-48ce-896b-4c76973373e", "00000001-a123-48ce-896b-4c76973373e6a",
         "00000001a123-48ce-896b-4c76973373e6-", "0000000g-a123-48ce-896b-4c76973373e6",
-        "{00000001-a123-48ce-896b-4c76973373e6}", "00000001_a123_48ce_896b_4c76973373e6", "2a19",
+        "{00000001-a123-48ce-896b-4c76973373e6}", "00000001_a123_48ce_896b_4c76973373e6", "2a1g", "0x", "123456789",
         "00000001-a123-48ce-896b-4c76973373é",
     ])
     func malformedTextIsRefused(_ text: String) {
-        #expect(BLEUUID(text) == nil)
+        #expect(BluetoothUUID(text) == nil)
+    }
+
+    @Test func shortFormsExpandWithTheBluetoothBaseUUID() throws {
+        let text16 = "0x180D"
+        let text32 = "0000180d"
+        #expect(BluetoothUUID(text16)?.description == "0000180d-0000-1000-8000-00805f9b34fb")
+        #expect(BluetoothUUID(text32) == BluetoothUUID(text16))
+        let wide = "12345678"
+        #expect(BluetoothUUID(wide)?.description == "12345678-0000-1000-8000-00805f9b34fb")
     }
 
     @Test(arguments: [0, 15, 17, 32])
     func onlySixteenBytesAreAUUID(_ count: Int) {
-        #expect(BLEUUID(bytes: [UInt8](repeating: 1, count: count)) == nil)
+        #expect(BluetoothUUID(bytes: [UInt8](repeating: 1, count: count)) == nil)
     }
 
     @Test func theCharacteristicUUIDsAreTheStandardOnes() {
-        let p = MdocBLEUUIDs.peripheralServer
+        let p = MdocBluetoothUUIDs.peripheralServer
         #expect(p.state.description == "00000001-a123-48ce-896b-4c76973373e6")
         #expect(p.client2Server.description == "00000002-a123-48ce-896b-4c76973373e6")
         #expect(p.server2Client.description == "00000003-a123-48ce-896b-4c76973373e6")
         #expect(p.ident == nil)
         #expect(p.l2capPSM.description == "0000000a-a123-48ce-896b-4c76973373e6")
-        let c = MdocBLEUUIDs.centralClient
+        let c = MdocBluetoothUUIDs.centralClient
         #expect(c.state.description == "00000005-a123-48ce-896b-4c76973373e6")
         #expect(c.client2Server.description == "00000006-a123-48ce-896b-4c76973373e6")
         #expect(c.server2Client.description == "00000007-a123-48ce-896b-4c76973373e6")
