@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The conformance tier on BlueZoo: `mdoc-reader conformance` on hci0 against
+#  - our holder (`mdoc-holder present --once`) in mdoc peripheral-server and central-client
+#    mode: every case passes (or skips where its mode cannot run it);
+#  - the fault holder (mdoc-fault-holder, the real holder loop with MDOC_FAULT): each fault
+#    fails exactly its cases.
+# Each case gets a fresh holder on the next adapter (Tests/Support/conformance-holder.sh).
+# Usage: Tests/Support/conformance-test.sh [BIN_DIR]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bin=${1:-.build/debug}
+tmp=$(mktemp -d)
+passed=0 failed=0
+cleanup() {
+  for s in "$tmp"/state-*; do [ -s "$s/pid" ] && kill "$(cat "$s/pid")" 2>/dev/null; done
+  for d in "$tmp"/bus-*; do [ -d "$d" ] && Tests/Support/bluezoo-bus.sh stop "$d" >/dev/null 2>&1; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+ok() { passed=$((passed + 1)); }
+ko() { failed=$((failed + 1)); echo "FAIL: $1"; [ -n "${2:-}" ] && sed 's/^/  /' "$2" | tail -40; }
+
+"$bin/mdoc-holder" credentials import Fixtures/mdl.cbor --device-key Fixtures/mdl-device-key.pem \
+  --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/wallet.sqlite" >/dev/null || { echo "import failed"; exit 1; }
+cat >"$tmp/policy.toml" <<'TOML'
+[[rule]]
+reader = "trusted"
+doctype = "org.iso.18013.5.1.mDL"
+allow = ["org.iso.18013.5.1:family_name", "org.iso.18013.5.1:given_name", "org.iso.18013.5.1:portrait",
+         "org.iso.18013.5.1:age_over_18"]
+TOML
+
+# conformance NAME MODE HOLDER_COMMAND [READER_ARGS...]: one run on a fresh bus; the holder of
+# each case runs HOLDER_COMMAND (@ADAPTER@: its adapter). The report is in $tmp/NAME.json.
+conformance() {
+  local name=$1 mode=$2 holder=$3; shift 3
+  local state="$tmp/state-$name" bus="$tmp/bus-$name" address
+  mkdir -p "$state"
+  echo "$holder" >"$state/holder.cmd"
+  address=$(BLUEZOO_ADAPTERS=${ADAPTERS:-30} Tests/Support/bluezoo-bus.sh start "$bus") \
+    || { ko "$name: BlueZoo did not start"; return 1; }
+  DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 600 "$bin/mdoc-reader" conformance \
+    --uri-command "Tests/Support/conformance-holder.sh $state" \
+    --adapter hci0 --mode "$mode" --reader-key Fixtures/pki/reader.key.pem --reader-cert Fixtures/pki/reader.pem \
+    --trust-anchor Fixtures/pki/iaca.pem --timeout 20 --json --junit "$tmp/$name.xml" "$@" \
+    >"$tmp/$name.json" 2>"$tmp/$name.err"
+  exit_code=$?
+  [ -s "$state/pid" ] && kill "$(cat "$state/pid")" 2>/dev/null
+  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+  echo "conformance tier, $name: $(tail -1 "$tmp/$name.err")"
+}
+
+# expect NAME EXIT FAILING SKIPPED: the run's exit code, and exactly these failing and skipped
+# case ids (space-separated); every other case passed.
+expect() {
+  local name=$1 exit_wanted=$2 failing=$3 skipped=$4
+  if [ "$exit_code" = "$exit_wanted" ] && python3 - "$tmp/$name.json" "$failing" "$skipped" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+by = lambda v: sorted(c["id"] for c in report["cases"] if c["verdict"] == v)
+assert by("FAIL") == sorted(sys.argv[2].split()), ("failed", by("FAIL"))
+assert by("SKIP") == sorted(sys.argv[3].split()), ("skipped", by("SKIP"))
+assert report["passed"] == len(by("PASS")) and report["failed"] == len(by("FAIL"))
+for c in report["cases"]:
+    if c["verdict"] == "FAIL":
+        assert c["evidence"], c["id"] + " failed without evidence"
+PY
+  then ok; else ko "$name: exit $exit_code (wanted $exit_wanted), failing [$failing], skipped [$skipped]" "$tmp/$name.err"; fi
+}
+
+present="$bin/mdoc-holder present --adapter @ADAPTER@ --once --qr uri --consent policy:$tmp/policy.toml \
+--reader-trust Fixtures/pki/reader-ca.pem --untrusted-readers refuse --store $tmp/wallet.sqlite"
+
+# 1. Our holder passes every case in both modes.
+conformance peripheral peripheral "$present --mode peripheral"
+expect peripheral 0 "" "BLE_L2CAP_01 BLE_Ident_01"
+if grep -q 'testsuite name="mdoc-reader conformance"' "$tmp/peripheral.xml" \
+  && grep -q 'failures="0"' "$tmp/peripheral.xml"; then ok; else ko "peripheral: JUnit XML written" "$tmp/peripheral.xml"; fi
+conformance central central "$present --mode central"
+expect central 0 "" "BLE_L2CAP_01 BLE_Chunk_01 BLE_Chunk_02 BLE_Chunk_03"
+
+# 2. Each fault fails exactly its cases among those near it.
+fault_run() {
+  local fault=$1 cases=$2 failing=$3 skipped=${4:-}
+  local args=()
+  for c in $cases; do args+=(--cases "$c"); done
+  ADAPTERS=12 conformance "fault-$fault" peripheral "env MDOC_FAULT=$fault $bin/mdoc-fault-holder @ADAPTER@ \
+Fixtures/mdl.cbor Fixtures/mdl-device-key.pem Fixtures/pki/reader-ca.pem" "${args[@]}"
+  expect "fault-$fault" 1 "$failing" "$skipped"
+}
+fault_run status-11-for-10 "mDL_SM_SEnc_SEst_UF_*" \
+  "mDL_SM_SEnc_SEst_UF_01 mDL_SM_SEnc_SEst_UF_02 mDL_SM_SEnc_SEst_UF_03 mDL_SM_SEnc_SEst_UF_04 mDL_SM_SEnc_SEst_UF_06"
+fault_run ignore-status-20 "BLE_Session_01 BLE_Term_01 mDL_MS_DR_UF_07" "BLE_Term_01"
+fault_run chunk-header "BLE_Chunk_* mDL_MS_DR_UF_07 mDL_SM_SEnc_SEst_UF_03" "BLE_Chunk_01 BLE_Chunk_02"
+fault_run release-to-untrusted "mDL_SM_mdocRAuth_* BLE_Session_01" \
+  "mDL_SM_mdocRAuth_UF_01 mDL_SM_mdocRAuth_UF_02 mDL_SM_mdocRAuth_UF_03 mDL_SM_mdocRAuth_UF_04"
+fault_run no-ble-option "mDL_MS_DE_Gen_01 BLE_DE_01 BLE_Session_01 mDL_SM_SEnc_SEst_UF_03" "BLE_DE_01" \
+  "BLE_Session_01 mDL_SM_SEnc_SEst_UF_03"
+
+echo "conformance tier: $passed passed, $failed failed"
+[ "$failed" = 0 ]
