@@ -41,6 +41,7 @@ enum EngagementCases {
                 + "with the 16-byte UUID of that mode (key 10 or 11)",
         reference: "ISO/IEC 18013-5 8.2.2.2 (BleOptions), 8.3.3.1.1"
     ) { context throws(CaseStop) in
+        context.evidence.note("DeviceEngagementBytes", bytes: context.engagement.bytes)
         guard let options = context.engagement.bleOptions else {
             throw .fail("the engagement has no BLE DeviceRetrievalMethod (type 2)")
         }

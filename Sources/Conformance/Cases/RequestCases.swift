@@ -28,13 +28,26 @@ enum RequestCases {
         }
     }
 
-    /// A case whose ItemsRequest is `items` (signed with the run's identity when given).
-    static func items(_ number: String, _ title: String, _ items: @escaping @Sendable (ItemsRequest) -> ItemsRequest)
+    /// A case whose ItemsRequest is the CBOR `items` makes of the run's request, encoded as is
+    /// (signed with the run's identity when given).
+    static func rawItems(_ number: String, _ title: String, _ items: @escaping @Sendable (ItemsRequest) -> CBOR)
         -> ConformanceCase
     {
-        malformedItems(number, title, items, check: { context, exchange throws(CaseStop) in
-            try context.expectRequestRefused(exchange)
-        })
+        ConformanceCase(
+            id: "mDL_MS_DR_UF_\(number)", title: title,
+            expectation: "DeviceResponse status 10, 11 or 12 without documents (or SessionData status 10/11)",
+            reference: malformedReference
+        ) { context throws(CaseStop) in
+            let identity = context.settings.identity
+            let exchange = try await context.firstMessage(
+                "SessionEstablishment (\(title))", identity: identity, watchAfterwards: true
+            ) { session in
+                try session.establishment(
+                    plaintext: RawDeviceRequest.encoded(
+                        items: items(context.settings.request), session: session, identity: identity))
+            }
+            return try context.expectRequestRefused(exchange)
+        }
     }
 
     static func malformedItems(
@@ -86,8 +99,8 @@ enum RequestCases {
         return "\(summary)"
     }
 
-    static let noNameSpaces = items("08", "an ItemsRequest with an empty nameSpaces map") {
-        ItemsRequest(docType: $0.docType, nameSpaces: [])
+    static let noNameSpaces = rawItems("08", "an ItemsRequest with an empty nameSpaces map") {
+        .map([CBORMapEntry("docType", .text($0.docType)), CBORMapEntry("nameSpaces", .map([]))])
     }
 
     static let unknownNameSpace = malformedItems(
@@ -99,7 +112,11 @@ enum RequestCases {
         try context.expectNothingReleased(exchange)
     }
 
-    static let noElements = items("11", "an ItemsRequest with a namespace that lists no data elements") {
-        ItemsRequest(docType: $0.docType, nameSpaces: [.init($0.nameSpaces.first?.name ?? "org.iso.18013.5.1", [])])
+    static let noElements = rawItems("11", "an ItemsRequest with a namespace that lists no data elements") {
+        let nameSpace = $0.nameSpaces.first?.name ?? "org.iso.18013.5.1"
+        return .map([
+            CBORMapEntry("docType", .text($0.docType)),
+            CBORMapEntry("nameSpaces", .map([CBORMapEntry(.text(nameSpace), .map([]))])),
+        ])
     }
 }

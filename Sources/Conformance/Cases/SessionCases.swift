@@ -111,10 +111,10 @@ enum SessionCases {
             + "characteristic; a DeviceResponse with status 0",
         reference: "ISO/IEC 18013-5 (2nd edition drafts) 8.3.3.1.1.9 (L2CAP), BleOptions key 21", needsConsent: true
     ) { context throws(CaseStop) in
-        guard context.settings.l2cap else { throw .skip("run with --l2cap to test the L2CAP channel") }
         guard case .peripheralServer = try context.bleMode() else {
             throw .skip("the holder's L2CAP channel is tested in mdoc peripheral-server mode")
         }
+        guard context.settings.l2cap else { throw .skip("run with --l2cap to test the L2CAP channel") }
         guard context.engagement.bleOptions?.l2capPSM != nil else {
             throw .skip("the engagement offers no L2CAP PSM (key 21)")
         }
