@@ -37,7 +37,8 @@ conformance() {
   local state="$tmp/state-$name" bus="$tmp/bus-$name" address
   mkdir -p "$state"
   echo "$holder" >"$state/holder.cmd"
-  address=$(BLUEZOO_ADAPTERS=${ADAPTERS:-30} Tests/Support/bluezoo-bus.sh start "$bus") \
+  exit_code=none
+  address=$(BLUEZOO_ADAPTERS=${ADAPTERS:-12} Tests/Support/bluezoo-bus.sh start "$bus") \
     || { ko "$name: BlueZoo did not start"; return 1; }
   DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 600 "$bin/mdoc-reader" conformance \
     --uri-command "Tests/Support/conformance-holder.sh $state" \
@@ -53,14 +54,16 @@ conformance() {
 # expect NAME EXIT FAILING SKIPPED: the run's exit code, and exactly these failing and skipped
 # case ids (space-separated); every other case passed.
 expect() {
-  local name=$1 exit_wanted=$2 failing=$3 skipped=$4
-  if [ "$exit_code" = "$exit_wanted" ] && python3 - "$tmp/$name.json" "$failing" "$skipped" <<'PY'
+  local name=$1 exit_wanted=$2 failing=$3 skipped=$4 total=${5:-}
+  if [ "$exit_code" = "$exit_wanted" ] && python3 - "$tmp/$name.json" "$failing" "$skipped" $total <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
 by = lambda v: sorted(c["id"] for c in report["cases"] if c["verdict"] == v)
 assert by("FAIL") == sorted(sys.argv[2].split()), ("failed", by("FAIL"))
 assert by("SKIP") == sorted(sys.argv[3].split()), ("skipped", by("SKIP"))
 assert report["passed"] == len(by("PASS")) and report["failed"] == len(by("FAIL"))
+if len(sys.argv) > 4:
+    assert len(report["cases"]) == int(sys.argv[4]), ("cases run", len(report["cases"]))
 for c in report["cases"]:
     if c["verdict"] == "FAIL":
         assert c["evidence"], c["id"] + " failed without evidence"
@@ -68,23 +71,61 @@ PY
   then ok; else ko "$name: exit $exit_code (wanted $exit_wanted), failing [$failing], skipped [$skipped]" "$tmp/$name.err"; fi
 }
 
+# conformance_all NAME MODE HOLDER_COMMAND GROUP...: every case, one run (a fresh bus) per GROUP of
+# --cases patterns; the reports are merged into $tmp/NAME.json, the JUnit XML of the first run
+# kept as $tmp/NAME.xml.
+conformance_all() {
+  local name=$1 mode=$2 holder=$3 worst=0 i=0 group args; shift 3
+  for group in "$@"; do
+    args=()
+    for c in $group; do args+=(--cases "$c"); done
+    conformance "$name-$i" "$mode" "$holder" "${args[@]}"
+    [ "$exit_code" = 0 ] || worst=$exit_code
+    i=$((i + 1))
+  done
+  exit_code=$worst
+  python3 - "$tmp/$name.json" "$tmp/$name"-[0-9]*.json <<'PY'
+import json, sys
+cases = []
+for path in sys.argv[2:]:
+    try:
+        cases += json.load(open(path))["cases"]
+    except (OSError, ValueError):
+        pass
+count = lambda v: sum(c["verdict"] == v for c in cases)
+json.dump({"cases": cases, "passed": count("PASS"), "failed": count("FAIL"), "skipped": count("SKIP")},
+          open(sys.argv[1], "w"))
+PY
+  cat "$tmp/$name"-[0-9]*.err >"$tmp/$name.err"
+  cp "$tmp/$name-0.xml" "$tmp/$name.xml" 2>/dev/null
+}
+
 present="$bin/mdoc-holder present --adapter @ADAPTER@ --once --qr uri --consent policy:$tmp/policy.toml \
 --reader-trust Fixtures/pki/reader-ca.pem --untrusted-readers refuse --store $tmp/wallet.sqlite"
 
-# 1. Our holder passes every case in both modes.
-conformance peripheral peripheral "$present --mode peripheral"
-expect peripheral 0 "" "BLE_L2CAP_01 BLE_Ident_01"
+# 1. Our holder passes every case in both modes (all of them: the count from the docs' table).
+all_cases=$(grep -cE '^\| (mDL|BLE)_' docs/conformance.md)
+# Peripheral-server mode: three runs of at most 10 cases (BlueZoo gets slow to start with many
+# more adapters than that), each case's holder on the next adapter.
+conformance_all peripheral peripheral "$present --mode peripheral" \
+  "mDL_MS_DE_* BLE_DE_* BLE_Session_* BLE_Term_* BLE_L2CAP_* mDL_SM_mdocRAuth_*" \
+  "mDL_SM_SEnc_* BLE_Chunk_* BLE_Ident_*" "mDL_MS_DR_*"
+expect peripheral 0 "" "BLE_L2CAP_01 BLE_Ident_01" "$all_cases"
 if grep -q 'testsuite name="mdoc-reader conformance"' "$tmp/peripheral.xml" \
   && grep -q 'failures="0"' "$tmp/peripheral.xml"; then ok; else ko "peripheral: JUnit XML written" "$tmp/peripheral.xml"; fi
-conformance central central "$present --mode central"
-expect central 0 "" "BLE_L2CAP_01 BLE_Chunk_01 BLE_Chunk_02 BLE_Chunk_03"
+# Central-client mode: one run per case. On BlueZoo the reader's service of a finished session is
+# still registered when its next session starts (UnregisterApplication comes late), and a
+# scanner that saw the old advertisement is never told of the new one: docs/conformance.md.
+conformance_all central central "$present --mode central" \
+  $(grep -oE '^\| (mDL|BLE)_[A-Za-z0-9_]+' docs/conformance.md | cut -c3-)
+expect central 0 "" "BLE_L2CAP_01 BLE_Chunk_01 BLE_Chunk_02 BLE_Chunk_03" "$all_cases"
 
 # 2. Each fault fails exactly its cases among those near it.
 fault_run() {
   local fault=$1 cases=$2 failing=$3 skipped=${4:-}
   local args=()
   for c in $cases; do args+=(--cases "$c"); done
-  ADAPTERS=12 conformance "fault-$fault" peripheral "env MDOC_FAULT=$fault $bin/mdoc-fault-holder @ADAPTER@ \
+  conformance "fault-$fault" peripheral "env MDOC_FAULT=$fault $bin/mdoc-fault-holder @ADAPTER@ \
 Fixtures/mdl.cbor Fixtures/mdl-device-key.pem Fixtures/pki/reader-ca.pem" "${args[@]}"
   expect "fault-$fault" 1 "$failing" "$skipped"
 }
