@@ -49,9 +49,12 @@ public struct ConformanceRunner: Sendable {
             return result(.skip, "no engagement: \(error)")
         }
         let context = CaseContext(engagement: engagement, settings: settings, reader: reader, evidence: evidence)
-        switch await Self.bounded(caseTimeout, { () async throws(CaseStop) -> String in
-            try await conformanceCase.body(context)
-        }) {
+        switch await Self.bounded(
+            caseTimeout,
+            { () async throws(CaseStop) -> String in
+                try await conformanceCase.body(context)
+            })
+        {
         case .success(let reason): return result(.pass, reason)
         case .failure(.fail(let reason)): return result(.fail, reason)
         case .failure(.skip(let reason)): return result(.skip, reason)

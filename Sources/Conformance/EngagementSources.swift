@@ -77,5 +77,10 @@ public enum EngagementSourceError: Error, CustomStringConvertible {
 final class PendingURI: Sendable {
     private let uri: Mutex<String?>
     init(_ uri: String?) { self.uri = Mutex(uri) }
-    func take() -> String? { uri.withLock { value in defer { value = nil }; return value } }
+    func take() -> String? {
+        uri.withLock { value in
+            defer { value = nil }
+            return value
+        }
+    }
 }

@@ -10,7 +10,8 @@ public enum JUnitReport {
         xml += "<testsuite name=\"\(escape(suite))\" tests=\"\(results.count)\" failures=\"\(summary.failed)\" "
         xml += "errors=\"0\" skipped=\"\(summary.skipped)\" time=\"\(seconds(total))\">\n"
         for result in results {
-            xml += "  <testcase classname=\"conformance\" name=\"\(escape(result.id))\" time=\"\(seconds(result.seconds))\">\n"
+            xml +=
+                "  <testcase classname=\"conformance\" name=\"\(escape(result.id))\" time=\"\(seconds(result.seconds))\">\n"
             switch result.verdict {
             case .pass:
                 break

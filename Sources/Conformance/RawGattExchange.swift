@@ -30,7 +30,9 @@ struct RawGattExchange: Sendable {
             await client.disconnect()
             throw .fail("could not reach the holder's GATT service: \(error)")
         }
-        evidence.note("connected (GATT client), subscribed, wrote State 0x01; ATT MTU \(connection.mtu.map(String.init) ?? "not reported")")
+        evidence.note(
+            "connected (GATT client), subscribed, wrote State 0x01; ATT MTU \(connection.mtu.map(String.init) ?? "not reported")"
+        )
         let collector = Task { await Self.collect(connection.events) }
         // The holder may end the session before the last chunk (a bad one came first): the
         // writes stop there and what it sent is still read.

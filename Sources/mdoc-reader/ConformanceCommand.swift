@@ -47,7 +47,8 @@ struct ConformanceCommand: AsyncParsableCommand {
     @Option(name: .customLong("reader-cert"), help: "The reader certificate chain (PEM, leaf first) for --reader-key.")
     var readerCert: String?
 
-    @Option(name: .customLong("trust-anchor"), help: "IACA certificate(s) (PEM) to verify released documents. Repeatable.")
+    @Option(
+        name: .customLong("trust-anchor"), help: "IACA certificate(s) (PEM) to verify released documents. Repeatable.")
     var trustAnchors: [String] = []
 
     @Option(help: "Write a JUnit XML report to this file.")
@@ -67,7 +68,9 @@ struct ConformanceCommand: AsyncParsableCommand {
         let selected = ConformanceSuite.select(cases)
         do {
             settings = try makeSettings()
-            guard !selected.isEmpty else { throw ReaderCLIError("no case matches --cases \(cases.joined(separator: " "))") }
+            guard !selected.isEmpty else {
+                throw ReaderCLIError("no case matches --cases \(cases.joined(separator: " "))")
+            }
         } catch {
             Output.warn("mdoc-reader: \(error)")
             throw ExitCode(2)

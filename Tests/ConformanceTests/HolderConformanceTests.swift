@@ -44,8 +44,10 @@ struct HolderConformanceTests {
         .ignoresTermination: ["BLE_Term_01"],
         // Every case that receives a response of more than one chunk.
         .badChunkHeader: ["BLE_Session_01", "BLE_Term_01", "BLE_Chunk_01", "BLE_Chunk_02"],
-        .releasesToUntrusted: ["mDL_SM_mdocRAuth_UF_01", "mDL_SM_mdocRAuth_UF_02", "mDL_SM_mdocRAuth_UF_03",
-            "mDL_SM_mdocRAuth_UF_04"],
+        .releasesToUntrusted: [
+            "mDL_SM_mdocRAuth_UF_01", "mDL_SM_mdocRAuth_UF_02", "mDL_SM_mdocRAuth_UF_03",
+            "mDL_SM_mdocRAuth_UF_04",
+        ],
         .noBLEOption: ["BLE_DE_01"],
     ]
 

@@ -23,7 +23,8 @@ struct ReportTests {
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.first == "PASS mDL_A_01 fine")
         #expect(lines[1] == "FAIL mDL_B_02 expected 10, got <11>")
-        #expect(lines[2].hasPrefix("    +") && lines[2].hasSuffix("sent <SessionEstablishment> & more (3 bytes): a200ff"))
+        #expect(
+            lines[2].hasPrefix("    +") && lines[2].hasSuffix("sent <SessionEstablishment> & more (3 bytes): a200ff"))
         #expect(lines.contains("SKIP BLE_C_03 not here"))
         #expect(lines.last == "conformance: 1 passed, 1 failed, 1 skipped")
     }
@@ -53,8 +54,9 @@ struct ReportTests {
         #expect(ConformanceSuite.select([]).count == ConformanceSuite.all.count)
         let establishment = ConformanceSuite.select(["mdl_sm_senc_*"]).map(\.id)
         #expect(!establishment.isEmpty && establishment.allSatisfy { $0.hasPrefix("mDL_SM_SEnc_SEst_UF_") })
-        #expect(ConformanceSuite.select(["BLE_Chunk_0?", "mDL_MS_DE_Gen_01"]).map(\.id)
-            == ["mDL_MS_DE_Gen_01", "BLE_Chunk_01", "BLE_Chunk_02", "BLE_Chunk_03"])
+        #expect(
+            ConformanceSuite.select(["BLE_Chunk_0?", "mDL_MS_DE_Gen_01"]).map(\.id)
+                == ["mDL_MS_DE_Gen_01", "BLE_Chunk_01", "BLE_Chunk_02", "BLE_Chunk_03"])
         #expect(ConformanceSuite.select(["nothing"]).isEmpty)
     }
 

@@ -65,9 +65,8 @@ final class ScriptedHolder: Sendable {
         holder.tickInterval = .milliseconds(50)
         let uri = Mutex<String?>(nil)
         let fault = fault
-        let task = Task {
-            _ = try? await holder.runSession(showEngagement: { e in uri.withLock { $0 = HolderFault.shownURI(e, fault) } })
-        }
+        let show: @Sendable (DeviceEngagement) -> Void = { e in uri.withLock { $0 = HolderFault.shownURI(e, fault) } }
+        let task = Task { _ = try? await holder.runSession(showEngagement: show) }
         running.withLock { $0 = task }
         for _ in 0..<500 {
             if let shown = uri.withLock({ $0 }) { return shown }

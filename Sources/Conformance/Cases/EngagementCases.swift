@@ -38,7 +38,7 @@ enum EngagementCases {
         title: "the engagement offers BLE: [2, 1, BleOptions] with a mode and its service UUID",
         expectation:
             "a BLE DeviceRetrievalMethod whose options set peripheral-server (key 0) or central-client (key 1) mode "
-                + "with the 16-byte UUID of that mode (key 10 or 11)",
+            + "with the 16-byte UUID of that mode (key 10 or 11)",
         reference: "ISO/IEC 18013-5 8.2.2.2 (BleOptions), 8.3.3.1.1"
     ) { context throws(CaseStop) in
         context.evidence.note("DeviceEngagementBytes", bytes: context.engagement.bytes)

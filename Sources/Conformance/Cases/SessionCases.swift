@@ -48,7 +48,7 @@ enum SessionCases {
         title: "a well-formed request (reader-authenticated with --reader-key) over BLE",
         expectation:
             "SessionData with a DeviceResponse, status 0, the approved elements, every document verifying "
-                + "against the IACA roots (--trust-anchor); the session then ends on our status 20",
+            + "against the IACA roots (--trust-anchor); the session then ends on our status 20",
         reference: "ISO/IEC 18013-5 8.3.3.1 (BLE), 9.1.1 (session), 9.3 (mdoc authentication)", needsConsent: true
     ) { context throws(CaseStop) in
         let answered = try await answered(context)
@@ -78,7 +78,7 @@ enum SessionCases {
         title: "SessionData status 20 after the response, then a further request",
         expectation:
             "the holder ends the session: nothing sent after status 20 is answered (State 0x02 or a disconnect "
-                + "may follow)",
+            + "may follow)",
         reference: "ISO/IEC 18013-5 9.1.1.4 (status 20: session termination), 8.3.3.1.1.5 (State 0x02)",
         needsConsent: true
     ) { context throws(CaseStop) in

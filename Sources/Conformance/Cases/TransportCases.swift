@@ -8,7 +8,8 @@ import ProximityReader
 enum TransportCases {
     static let all = [smallestChunks, holderChunks, badChunkHeader, wrongIdent]
 
-    static let chunkReference = "ISO/IEC 18013-5 8.3.3.1.1.6 (data transfer: header 0x01 more / 0x00 last, "
+    static let chunkReference =
+        "ISO/IEC 18013-5 8.3.3.1.1.6 (data transfer: header 0x01 more / 0x00 last, "
         + "at most min(512, ATT MTU - 3) bytes per chunk)"
 
     /// The raw GATT path: peripheral-server mode over GATT, and a GATT client to do it with.
@@ -43,8 +44,9 @@ enum TransportCases {
             }
             guard let header = chunk.first, header == (last ? 0x00 : 0x01) else {
                 let shown = chunk.first.map { "0x" + EvidenceLog.hex([$0]) } ?? "none"
-                throw .fail("chunk \(index + 1) of \(received.chunks.count) has header \(shown), "
-                    + "expected 0x\(last ? "00" : "01")" + (received.stoppedBy.map { " (then \($0))" } ?? ""))
+                throw .fail(
+                    "chunk \(index + 1) of \(received.chunks.count) has header \(shown), "
+                        + "expected 0x\(last ? "00" : "01")" + (received.stoppedBy.map { " (then \($0))" } ?? ""))
             }
             message += chunk.dropFirst()
         }
