@@ -120,6 +120,26 @@ conformance_all central central "$present --mode central" \
   $(grep -oE '^\| (mDL|BLE)_[A-Za-z0-9_]+' docs/conformance.md | cut -c3-)
 expect central 0 "" "BLE_L2CAP_01 BLE_Chunk_01 BLE_Chunk_02 BLE_Chunk_03" "$all_cases"
 
+# 1b. Interactive: without --uri-command the tool names each case on standard error and reads the
+# next URI from standard input; --cases selects; no match is bad input (exit 2).
+bus="$tmp/bus-interactive"
+if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
+  uri1=$("$bin/mdoc-holder" engagement --qr uri 2>/dev/null) && uri2=$("$bin/mdoc-holder" engagement --qr uri 2>/dev/null)
+  printf '%s\n%s\n' "$uri1" "$uri2" | DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 60 "$bin/mdoc-reader" conformance \
+    --cases 'mDL_MS_DE_*' --cases BLE_DE_01 >"$tmp/interactive.out" 2>"$tmp/interactive.err"
+  exit_code=$?
+  if [ "$exit_code" = 0 ] && grep -q '^PASS mDL_MS_DE_Gen_01 ' "$tmp/interactive.out" \
+    && grep -q '^PASS BLE_DE_01 ' "$tmp/interactive.out" \
+    && grep -q '^conformance: 2 passed, 0 failed, 0 skipped$' "$tmp/interactive.out" \
+    && grep -q '^case BLE_DE_01: ' "$tmp/interactive.err"; then ok
+  else ko "interactive: two URIs on standard input, two cases (exit $exit_code)" "$tmp/interactive.err"; fi
+  DBUS_SYSTEM_BUS_ADDRESS="$address" "$bin/mdoc-reader" conformance --cases nothing </dev/null >/dev/null 2>"$tmp/none.err"
+  exit_code=$?
+  if [ "$exit_code" = 2 ] && grep -q "no case matches" "$tmp/none.err"; then ok
+  else ko "interactive: --cases matching nothing exits 2 (exit $exit_code)" "$tmp/none.err"; fi
+  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+else ko "interactive: BlueZoo did not start"; fi
+
 # 2. Each fault fails exactly its cases among those near it.
 fault_run() {
   local fault=$1 cases=$2 failing=$3 skipped=${4:-}
