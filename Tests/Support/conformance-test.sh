@@ -131,7 +131,7 @@ if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
   if [ "$exit_code" = 0 ] && grep -q '^PASS mDL_MS_DE_Gen_01 ' "$tmp/interactive.out" \
     && grep -q '^PASS BLE_DE_01 ' "$tmp/interactive.out" \
     && grep -q '^conformance: 2 passed, 0 failed, 0 skipped$' "$tmp/interactive.out" \
-    && grep -q '^case BLE_DE_01: ' "$tmp/interactive.err"; then ok
+    && grep -q 'case BLE_DE_01: the engagement offers BLE' "$tmp/interactive.err"; then ok
   else ko "interactive: two URIs on standard input, two cases (exit $exit_code)" "$tmp/interactive.err"; fi
   DBUS_SYSTEM_BUS_ADDRESS="$address" "$bin/mdoc-reader" conformance --cases nothing </dev/null >/dev/null 2>"$tmp/none.err"
   exit_code=$?
