@@ -77,6 +77,14 @@ let package = Package(
         // The reader's proximity loop: the BLE mode from the engagement, a message channel in
         // either mode, the reader engine.
         .target(name: "ProximityReader", dependencies: ["BLETransport", "Presentation", "ISO18013", "MdocCrypto"]),
+        // `mdoc-reader conformance`: TS 18013-6 style holder test cases on the reader's side,
+        // their evidence and reports (text, JUnit XML, JSON).
+        .target(
+            name: "Conformance",
+            dependencies: [
+                "ProximityReader", "BLETransport", "Presentation", "ISO18013", "MdocCrypto", "COSE", "CBOR",
+                "MdocIssuer",
+            ]),
         // Online presentation: JOSE over MdocCrypto, OpenID4VP 1.0 requests, DCQL, responses.
         .target(name: "JOSE", dependencies: ["MdocCrypto"]),
         // SD-JWT (RFC 9901): Disclosures, processing, presentations with a Key Binding JWT.
@@ -123,7 +131,7 @@ let package = Package(
             name: "mdoc-reader",
             dependencies: [
                 "ISO18013", "Presentation", "MdocCrypto", "BlueZ", "BLETransport", "BLEBlueZ", "L2CAP",
-                "ProximityReader",
+                "ProximityReader", "Conformance",
                 "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -166,7 +174,8 @@ let package = Package(
         .testTarget(name: "BLEBlueZTests", dependencies: ["BLEBlueZ", "BLETransport", "BlueZ", "TestSupport"]),
         // In-memory GATT roles and L2CAP channels for the BLE tests of holder and reader.
         .target(
-            name: "BLETestSupport", dependencies: ["BLETransport", "MdocIssuer", "MdocCrypto", "Presentation"],
+            name: "BLETestSupport",
+            dependencies: ["BLETransport", "MdocIssuer", "MdocCrypto", "Presentation", "ISO18013"],
             path: "Tests/BLETestSupport"),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "BLETestSupport"]),
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
@@ -179,6 +188,21 @@ let package = Package(
                 "ProximityReader", "Proximity", "BLETransport", "BLETestSupport", "Presentation", "ISO18013",
                 "MdocIssuer", "MdocCrypto", "TestSupport",
             ]),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: [
+                "Conformance", "ProximityReader", "Proximity", "BLETransport", "BLETestSupport", "Presentation",
+                "ISO18013", "MdocCrypto", "Consent",
+            ]),
+        // A holder with switchable faults (MDOC_FAULT), for the conformance tier only: the
+        // real holder loop over BlueZ behind a GATT server that misbehaves. Never installed.
+        .executableTarget(
+            name: "mdoc-fault-holder",
+            dependencies: [
+                "Proximity", "BLETransport", "BLEBlueZ", "BlueZ", "BLETestSupport", "Presentation", "ISO18013",
+                "MdocCrypto", "Consent",
+            ],
+            path: "Tests/Support/FaultHolder"),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
         .testTarget(name: "SDJWTTests", dependencies: ["SDJWT", "JOSE", "MdocCrypto", "TestSupport"]),
         .testTarget(

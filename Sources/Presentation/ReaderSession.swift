@@ -30,7 +30,8 @@ public struct ReaderSession: Sendable {
     public let transcript: SessionTranscript
     /// The reader's ephemeral key (EReaderKey); it also derives EMacKey to check deviceMac.
     public let eReaderKey: PrivateKey
-    private var encryption: SessionEncryption
+    /// The session keys and counters (``ReaderSession+Crafted`` sends what the engine would not).
+    var encryption: SessionEncryption
     private let identity: ReaderIdentity?
     private let trustAnchors: [Certificate]
 
@@ -63,7 +64,8 @@ public struct ReaderSession: Sendable {
         self.eReaderKeyBytes = eReaderKeyBytes
     }
 
-    private let eReaderKeyBytes: EmbeddedCBOR
+    /// EReaderKeyBytes as this session's transcript holds them.
+    public let eReaderKeyBytes: EmbeddedCBOR
 
     /// The DeviceRequest for these ItemsRequests, each signed when an identity is set.
     public func deviceRequest(_ items: [ItemsRequest]) throws(ISO18013Error) -> DeviceRequest {

@@ -5,5 +5,5 @@ struct MdocReaderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mdoc-reader",
         abstract: "An ISO/IEC 18013-5 mdoc reader: verifies what holders present.",
-        subcommands: [VerifyCommand.self, RequestCommand.self])
+        subcommands: [VerifyCommand.self, RequestCommand.self, ConformanceCommand.self])
 }

@@ -27,8 +27,9 @@ start_mock() {
     DBUS_SYSTEM_BUS_ADDRESS="$address" "$bluezoo" --auto-enable --scan-interval 1 \
         "${adapters[@]}" >>"$dir/bluezoo.log" 2>&1 </dev/null &
     echo $! >"$dir/bluezoo.pid"
-    # Ready when org.bluez is owned and every adapter is exported.
-    for _ in $(seq 1 200); do
+    # Ready when org.bluez is owned and every adapter is exported (each adapter takes time:
+    # 30 of them need about 15 s on a loaded machine).
+    for _ in $(seq 1 $((200 + 20 * count))); do
         if dbus-send --bus="$address" --print-reply --dest=org.bluez / \
             org.freedesktop.DBus.ObjectManager.GetManagedObjects 2>/dev/null \
             | grep -q "\"/org/bluez/hci$((count - 1))\""; then
@@ -42,7 +43,7 @@ start_mock() {
         fi
         sleep 0.05
     done
-    echo "org.bluez did not appear within 10 s; bluezoo log:" >&2
+    echo "org.bluez and its $count adapters did not appear within $((10 + count)) s; bluezoo log:" >&2
     cat "$dir/bluezoo.log" >&2
     return 1
 }

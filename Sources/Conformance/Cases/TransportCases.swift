@@ -1,0 +1,137 @@
+import BLETransport
+import ISO18013
+import Presentation
+import ProximityReader
+
+/// The BLE transport (18013-5 8.3.3.1.1): chunks both ways, and the Ident in central-client
+/// mode. The chunk cases work below the message channel, in mdoc peripheral-server mode.
+enum TransportCases {
+    static let all = [smallestChunks, holderChunks, badChunkHeader, wrongIdent]
+
+    static let chunkReference =
+        "ISO/IEC 18013-5 8.3.3.1.1.6 (data transfer: header 0x01 more / 0x00 last, "
+        + "at most min(512, ATT MTU - 3) bytes per chunk)"
+
+    /// The raw GATT path: peripheral-server mode over GATT, and a GATT client to do it with.
+    static func raw(_ context: CaseContext) throws(CaseStop) -> (RawGattExchange, BLEUUID) {
+        guard case .peripheralServer(let uuid) = try context.bleMode() else {
+            throw .skip("chunk-level cases run in mdoc peripheral-server mode")
+        }
+        guard let client = context.reader.client else { throw .skip("no GATT client") }
+        return (RawGattExchange(client: client, evidence: context.evidence), uuid)
+    }
+
+    /// The well-formed request of a new session (signed with the run's identity), in `mtu`'s chunks.
+    static func request(_ context: CaseContext, mtu: Int) throws(CaseStop) -> (ReaderSession, [[UInt8]]) {
+        var session = try context.session(identity: context.settings.identity)
+        do {
+            let message = try session.establishment(requesting: [context.settings.request])
+            context.evidence.note("SessionEstablishment", bytes: message)
+            return (session, try MessageFragmenter(mtu: mtu).chunks(of: message))
+        } catch {
+            throw .skip("cannot build the request: \(error)")
+        }
+    }
+
+    /// The message the holder's chunks make, checked chunk by chunk against `mtu`.
+    static func assemble(_ received: RawGattExchange.Received, mtu: Int) throws(CaseStop) -> [UInt8] {
+        let limit = min(MessageFragmenter.maximumChunkSize, mtu - 3)
+        var message: [UInt8] = []
+        for (index, chunk) in received.chunks.enumerated() {
+            let last = index == received.chunks.count - 1
+            guard chunk.count <= limit else {
+                throw .fail("chunk \(index + 1) is \(chunk.count) bytes, over min(512, MTU \(mtu) - 3) = \(limit)")
+            }
+            guard let header = chunk.first, header == (last ? 0x00 : 0x01) else {
+                let shown = chunk.first.map { "0x" + EvidenceLog.hex([$0]) } ?? "none"
+                throw .fail(
+                    "chunk \(index + 1) of \(received.chunks.count) has header \(shown), "
+                        + "expected 0x\(last ? "00" : "01")" + (received.stoppedBy.map { " (then \($0))" } ?? ""))
+            }
+            message += chunk.dropFirst()
+        }
+        guard !received.chunks.isEmpty else {
+            throw .fail("no Server2Client chunk" + (received.stoppedBy.map { " (stopped by \($0))" } ?? ""))
+        }
+        return message
+    }
+
+    /// Sends the request in chunks for `writeMTU`, and reads a DeviceResponse out of the
+    /// holder's chunks (each checked).
+    static func chunked(_ context: CaseContext, writeMTU: Int?) async throws(CaseStop) -> String {
+        let (raw, uuid) = try raw(context)
+        var (session, chunks) = try request(context, mtu: writeMTU ?? ProximityReader.assumedMTU)
+        let (mtu, received) = try await raw.exchange(uuid, chunks: chunks, timeout: context.settings.answerTimeout)
+        await raw.end()
+        let message = try assemble(received, mtu: mtu ?? ProximityReader.assumedMTU)
+        let answer = CaseContext.read(message, session: &session)
+        context.evidence.note("holder: \(answer)")
+        guard case .response(let summary, _, _) = answer, summary.status == 0 else {
+            throw .fail("expected a DeviceResponse with status 0, got \(answer)")
+        }
+        return "\(chunks.count) chunk(s) out, \(received.chunks.count) back with headers 0x01... 0x00: \(summary)"
+    }
+
+    static let smallestChunks = ConformanceCase(
+        id: "BLE_Chunk_01", title: "the request in 20-byte chunks (ATT MTU 23, the smallest)",
+        expectation: "the holder reassembles the request and answers with a DeviceResponse",
+        reference: chunkReference, needsConsent: true
+    ) { context throws(CaseStop) in
+        try await chunked(context, writeMTU: MessageFragmenter.minimumMTU)
+    }
+
+    static let holderChunks = ConformanceCase(
+        id: "BLE_Chunk_02", title: "every Server2Client chunk of the holder's response",
+        expectation: "header 0x01 on every chunk but the last, 0x00 on the last, each at most min(512, MTU - 3) bytes",
+        reference: chunkReference, needsConsent: true
+    ) { context throws(CaseStop) in
+        try await chunked(context, writeMTU: nil)
+    }
+
+    static let badChunkHeader = ConformanceCase(
+        id: "BLE_Chunk_03", title: "a request whose first chunk has header 0x02 (neither 0x00 nor 0x01)",
+        expectation: "no DeviceResponse: the holder drops the message or ends the session",
+        reference: chunkReference
+    ) { context throws(CaseStop) in
+        let (raw, uuid) = try raw(context)
+        var (session, chunks) = try request(context, mtu: ProximityReader.assumedMTU)
+        chunks[0][0] = 0x02
+        let (_, received) = try await raw.exchange(uuid, chunks: chunks, timeout: context.settings.endGrace)
+        await raw.end()
+        let message = received.chunks.flatMap { $0.dropFirst() }
+        if !received.chunks.isEmpty, case .response(let summary, _, _) = CaseContext.read(message, session: &session) {
+            throw .fail("the holder answered a message with a bad chunk header: \(summary)")
+        }
+        return received.chunks.isEmpty
+            ? "no answer" + (received.stoppedBy.map { " (\($0))" } ?? "")
+            : "no DeviceResponse (\(received.chunks.count) chunk(s) of something else)"
+    }
+
+    static let wrongIdent = ConformanceCase(
+        id: "BLE_Ident_01", title: "central-client mode: our service serves an Ident that does not match",
+        expectation: "the holder does not start the session (no State 0x01, no message) on a reader whose Ident "
+            + "is not HKDF(EDeviceKeyBytes, \"BLEIdent\")",
+        reference: "ISO/IEC 18013-5 8.3.3.1.1.4 (Ident characteristic)"
+    ) { context throws(CaseStop) in
+        guard case .centralClient(let uuid) = try context.bleMode() else {
+            throw .skip("the Ident is checked in mdoc central-client mode (--mode central)")
+        }
+        guard let server = context.reader.server else { throw .skip("no GATT server") }
+        let wrong = BLEIdent(bytes: [UInt8](repeating: 0x5A, count: 16))!
+        let events: AsyncStream<MdocGattEvent>
+        let channel: GattMessageChannel
+        do {
+            events = try await server.start(.centralClient(uuid, ident: wrong))
+            channel = try await GattMessageChannel.serving(
+                server, events: events, options: .init(maximumMessageSize: MessageSizeLimit.response))
+        } catch {
+            await server.stop()
+            throw .fail("could not serve the mdoc service: \(error)")
+        }
+        context.evidence.note("serving \(uuid) with Ident \(EvidenceLog.hex(wrong.bytes))")
+        let started = await channel.waitUntilStarted(timeout: context.settings.answerTimeout / 3)
+        await channel.close()
+        guard !started else { throw .fail("the holder started the session (State 0x01) despite the wrong Ident") }
+        return "no session started within \(context.settings.answerTimeout / 3)"
+    }
+}
