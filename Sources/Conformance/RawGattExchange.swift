@@ -18,12 +18,13 @@ struct RawGattExchange: Sendable {
     /// Connects, subscribes, writes State 0x01 and `chunks` to Client2Server, and collects
     /// Server2Client chunks until one with a header other than 0x01, State 0x02, the link's
     /// end, or `timeout`.
-    func exchange(_ uuid: BLEUUID, chunks: [[UInt8]], timeout: Duration) async throws(CaseStop) -> (
+    func exchange(_ uuid: BluetoothUUID, chunks: [[UInt8]], timeout: Duration) async throws(CaseStop) -> (
         mtu: Int?, received: Received
     ) {
         let connection: MdocGattConnection
         do {
-            connection = try await client.connect(serviceUUID: uuid, characteristics: MdocBLEUUIDs.peripheralServer)
+            connection = try await client.connect(
+                serviceUUID: uuid, characteristics: MdocBluetoothUUIDs.peripheralServer)
             try await client.subscribe()
             try await client.write(.state, BLEStateValue.start.value)
         } catch {

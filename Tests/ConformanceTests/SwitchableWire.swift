@@ -23,7 +23,7 @@ final class SwitchableWire: Sendable {
 
     struct Client: MdocGattClient {
         let `switch`: SwitchableWire
-        func connect(serviceUUID: BLEUUID, characteristics: MdocBLEUUIDs.Characteristics) async throws
+        func connect(serviceUUID: BluetoothUUID, characteristics: MdocBluetoothUUIDs.Characteristics) async throws
             -> MdocGattConnection
         {
             try await `switch`.wire.client.connect(serviceUUID: serviceUUID, characteristics: characteristics)

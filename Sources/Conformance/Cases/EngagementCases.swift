@@ -47,13 +47,13 @@ enum EngagementCases {
         }
         var modes: [String] = []
         if options.peripheralServerMode {
-            guard options.peripheralServerUUID.flatMap(BLEUUID.init(bytes:)) != nil else {
+            guard options.peripheralServerUUID.flatMap(BluetoothUUID.init(bytes:)) != nil else {
                 throw .fail("peripheral-server mode without a 16-byte UUID (key 10)")
             }
             modes.append("peripheral-server")
         }
         if options.centralClientMode {
-            guard options.centralClientUUID.flatMap(BLEUUID.init(bytes:)) != nil else {
+            guard options.centralClientUUID.flatMap(BluetoothUUID.init(bytes:)) != nil else {
                 throw .fail("central-client mode without a 16-byte UUID (key 11)")
             }
             modes.append("central-client")

@@ -13,7 +13,7 @@ enum TransportCases {
         + "at most min(512, ATT MTU - 3) bytes per chunk)"
 
     /// The raw GATT path: peripheral-server mode over GATT, and a GATT client to do it with.
-    static func raw(_ context: CaseContext) throws(CaseStop) -> (RawGattExchange, BLEUUID) {
+    static func raw(_ context: CaseContext) throws(CaseStop) -> (RawGattExchange, BluetoothUUID) {
         guard case .peripheralServer(let uuid) = try context.bleMode() else {
             throw .skip("chunk-level cases run in mdoc peripheral-server mode")
         }
