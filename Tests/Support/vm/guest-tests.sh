@@ -39,7 +39,15 @@ run_case() {
   while kill -0 "$pid" 2>/dev/null; do
     if [ "$SECONDS" -ge "$deadline" ]; then
       timed_out=1
-      echo "FAIL: timed out after ${timeout} s" >>"$log"
+      {
+        echo "FAIL: timed out after ${timeout} s"
+        # What each process of the case said last (the case's own fail() never ran).
+        for f in "$dir"/*.err; do
+          [ -f "$f" ] || continue
+          echo "--- $(basename "$f") (last 20 lines)"
+          tail -n 20 "$f" | sed 's/^/  /'
+        done
+      } >>"$log"
       break
     fi
     sleep 0.2
