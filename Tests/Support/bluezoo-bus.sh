@@ -30,9 +30,13 @@ start_mock() {
     # Ready when org.bluez is owned and every adapter is exported (each adapter takes time:
     # 30 of them need about 15 s on a loaded machine).
     for _ in $(seq 1 $((200 + 20 * count))); do
-        if dbus-send --bus="$address" --print-reply --dest=org.bluez / \
-            org.freedesktop.DBus.ObjectManager.GetManagedObjects 2>/dev/null \
-            | grep -q "\"/org/bluez/hci$((count - 1))\""; then
+        # The reply is read whole before it is searched: `grep -q` quitting at the first match
+        # would kill dbus-send with SIGPIPE on a reply larger than a pipe buffer (a dozen
+        # adapters), and pipefail would count that as "not there yet".
+        local objects
+        objects=$(dbus-send --bus="$address" --print-reply --dest=org.bluez / \
+            org.freedesktop.DBus.ObjectManager.GetManagedObjects 2>/dev/null || true)
+        if grep -q "\"/org/bluez/hci$((count - 1))\"" <<<"$objects"; then
             echo "$address"
             return 0
         fi
