@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A reader that goes away in the middle of a large (400 kB) response:
-#  A. the reader process is killed (SIGKILL): `present --once` ends that session by itself
-#     and exits 1 (no presentation completed), promptly;
+#  A. the reader process is killed (SIGKILL): `present --once` ends that session by itself,
+#     promptly, exiting 1 (link lost mid-response) or 0 (the response was all in bluetoothd's
+#     queue already, see below);
 #  B. the reader's link is disconnected (Device1.Disconnect on hci1): the holder, serving
 #     without --once, ends that session, shows a fresh engagement, and a second reader then
 #     gets a verified response from it.
@@ -29,8 +30,16 @@ killed_at=$SECONDS
 say "A: reader killed"
 wait_exit "$HOLDER_PID" 60
 holder_exit=$EXIT_STATUS
-[ "$holder_exit" = 1 ] || fail "A: present --once exits 1 after a reader killed mid-transfer (exit $holder_exit)" "$T/holderA.err"
-ok "A: reader killed mid-transfer: present --once ended the session and exited 1 in $((SECONDS - killed_at)) s"
+# Through the AcquireNotify socket bluetoothd can hold the whole response in its queue before
+# the reader dies: the holder cannot tell then whether it arrived, and counts it as sent (exit
+# 0, "disconnected after the response"); with chunks still its own it exits 1 ("the connection
+# was lost"). Either way the session must end promptly and say which.
+case "$holder_exit" in
+  1) grep -q 'connection was lost' "$T/holderA.err" ;;
+  0) grep -q 'disconnected after the response' "$T/holderA.err" ;;
+  *) false ;;
+esac || fail "A: present --once exits 1 (link lost mid-response) or 0 (all handed to bluetoothd) after a reader killed mid-transfer (exit $holder_exit)" "$T/holderA.err"
+ok "A: reader killed mid-transfer: present --once ended the session and exited $holder_exit in $((SECONDS - killed_at)) s"
 grep -q 'session:' "$T/holderA.err" || fail "A: the holder reports how the session ended" "$T/holderA.err"
 echo "info: A: $(grep 'session:' "$T/holderA.err" | tail -n 1)"
 
