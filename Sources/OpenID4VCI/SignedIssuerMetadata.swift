@@ -67,25 +67,20 @@ public enum SignedIssuerMetadata {
         guard jws.algorithm != nil, !jws.isUnsecured else {
             throw .invalidMetadata("the signed metadata's alg \(jws.algorithmName) is not one this holder verifies")
         }
-        let chain: [Certificate]
         do {
-            chain = try jws.certificateChain()
+            _ = try jws.verifyWithCertificateChain(anchors: trustAnchors, at: time)
         } catch {
-            throw .invalidMetadata("the signed metadata's x5c cannot be read (\(error))")
-        }
-        guard let leaf = chain.first else {
-            throw .invalidMetadata("the signed metadata has no x5c certificate chain to check the issuer with")
-        }
-        let result = CertificateChainValidator.validate(chain: chain, anchors: trustAnchors, at: time)
-        guard result.isValid else {
-            throw .invalidMetadata(
-                "the signed metadata's certificate \(leaf.subject) is not trusted: \(result.failure ?? "no path"); "
-                    + "give the issuer's CA with --trust-anchor if you trust it")
-        }
-        do {
-            try jws.verify(with: leaf.publicKey)
-        } catch {
-            throw .invalidMetadata("the signed metadata's signature does not verify with its certificate (\(error))")
+            switch error {
+            case .unreadable(let why): throw .invalidMetadata("the signed metadata's x5c cannot be read (\(why))")
+            case .missing:
+                throw .invalidMetadata("the signed metadata has no x5c certificate chain to check the issuer with")
+            case .untrusted(let leaf, let why):
+                throw .invalidMetadata(
+                    "the signed metadata's certificate \(leaf.subject) is not trusted: \(why); "
+                        + "give the issuer's CA with --trust-anchor if you trust it")
+            case .signature(_, let why):
+                throw .invalidMetadata("the signed metadata's signature does not verify with its certificate (\(why))")
+            }
         }
         guard let subject = claims["sub"]?.stringValue, CredentialIssuerMetadata.sameIdentifier(subject, issuer) else {
             throw .invalidMetadata("the signed metadata's sub is not the issuer of the offer")

@@ -82,26 +82,18 @@ public struct SDJWTVC: Sendable {
     /// - Throws: ``SDJWTError/issuerNotTrusted(_:)`` naming what failed.
     @discardableResult
     public func verifyIssuer(trustAnchors: [Certificate], at time: Date) throws(SDJWTError) -> String {
-        let chain: [Certificate]
         do {
-            chain = try sdJWT.issuerSignedJWT.certificateChain()
+            return try sdJWT.issuerSignedJWT.verifyWithCertificateChain(anchors: trustAnchors, at: time).subject
         } catch {
-            throw .issuerNotTrusted("the x5c header cannot be read (\(error))")
+            switch error {
+            case .unreadable(let why): throw .issuerNotTrusted("the x5c header cannot be read (\(why))")
+            case .missing: throw .issuerNotTrusted("the JWT has no x5c certificate chain to check the issuer with")
+            case .untrusted(let leaf, let why):
+                throw .issuerNotTrusted("the issuer certificate \(leaf.subject) is not trusted: \(why)")
+            case .signature(_, let why):
+                throw .issuerNotTrusted("the issuer signature does not verify with its certificate (\(why))")
+            }
         }
-        guard let leaf = chain.first else {
-            throw .issuerNotTrusted("the JWT has no x5c certificate chain to check the issuer with")
-        }
-        let result = CertificateChainValidator.validate(chain: chain, anchors: trustAnchors, at: time)
-        guard result.isValid, let anchor = result.trustAnchor else {
-            throw .issuerNotTrusted(
-                "the issuer certificate \(leaf.subject) is not trusted: \(result.failure ?? "no path")")
-        }
-        do {
-            try sdJWT.issuerSignedJWT.verify(with: leaf.publicKey)
-        } catch {
-            throw .issuerNotTrusted("the issuer signature does not verify with its certificate (\(error))")
-        }
-        return anchor.subject
     }
 
     /// Whether the issuer-signed JWT names its key by an `x5c` chain (else a verifier needs
