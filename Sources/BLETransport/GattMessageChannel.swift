@@ -230,11 +230,14 @@ public actor GattMessageChannel: MessageChannel {
         }
     }
 
+    /// Releases the link, then stops the pump. In that order: the session often ends on an
+    /// event the pump itself feeds (the peer's disconnect), and a release run in a cancelled
+    /// task would have its BlueZ calls (UnregisterApplication, Disconnect) refused at once.
     private func release() async {
         guard !released else { return }
         released = true
-        pump?.cancel()
         await link.release()
+        pump?.cancel()
     }
 
     private func resumeStartWaiters(_ started: Bool) {

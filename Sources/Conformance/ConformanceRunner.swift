@@ -1,6 +1,7 @@
 import Foundation
 import ISO18013
 import ProximityReader
+import Synchronization
 
 /// Runs cases one after the other, each against a fresh engagement.
 public struct ConformanceRunner: Sendable {
@@ -62,25 +63,36 @@ public struct ConformanceRunner: Sendable {
         }
     }
 
-    /// `body`'s result, or nil when `bound` passed first (the body is then cancelled).
-    static func bounded(_ bound: Duration, _ body: @escaping @Sendable () async throws(CaseStop) -> String) async
-        -> Result<String, CaseStop>?
-    {
-        await withTaskGroup(of: Result<String, CaseStop>?.self) { group in
-            group.addTask {
+    /// `body`'s result, or nil when `bound` passed first. The body is then cancelled and
+    /// not waited for: a call that ignores cancellation cannot hold the run.
+    static func bounded<T: Sendable>(
+        _ bound: Duration, _ body: @escaping @Sendable () async throws(CaseStop) -> T
+    ) async -> Result<T, CaseStop>? {
+        let waiter = Mutex<CheckedContinuation<Result<T, CaseStop>?, Never>?>(nil)
+        let tasks = Mutex<[Task<Void, Never>]>([])
+        let finish: @Sendable (Result<T, CaseStop>?) -> Void = { result in
+            waiter.withLock { $0.take() }?.resume(returning: result)
+            for task in tasks.withLock({ $0 }) { task.cancel() }
+        }
+        return await withCheckedContinuation { continuation in
+            waiter.withLock { $0 = continuation }
+            let work = Task {
                 do throws(CaseStop) {
-                    return .success(try await body())
+                    finish(.success(try await body()))
                 } catch {
-                    return .failure(error)
+                    finish(.failure(error))
                 }
             }
-            group.addTask {
-                try? await Task.sleep(for: bound)
-                return nil
+            let timer = Task {
+                guard (try? await Task.sleep(for: bound)) != nil else { return }
+                finish(nil)
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+            tasks.withLock { $0 = [work, timer] }
+            // Finished before the tasks were recorded: nothing cancelled them.
+            if waiter.withLock({ $0 == nil }) {
+                work.cancel()
+                timer.cancel()
+            }
         }
     }
 }

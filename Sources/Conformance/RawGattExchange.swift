@@ -15,26 +15,62 @@ struct RawGattExchange: Sendable {
         var stoppedBy: String?
     }
 
-    /// Connects, subscribes, writes State 0x01 and `chunks` to Client2Server, and collects
-    /// Server2Client chunks until one with a header other than 0x01, State 0x02, the link's
-    /// end, or `timeout`.
-    func exchange(_ uuid: BluetoothUUID, chunks: [[UInt8]], timeout: Duration) async throws(CaseStop) -> (
-        mtu: Int?, received: Received
-    ) {
-        let connection: MdocGattConnection
-        do {
-            connection = try await client.connect(
-                serviceUUID: uuid, characteristics: MdocBluetoothUUIDs.peripheralServer)
-            try await client.subscribe()
-            try await client.write(.state, BLEStateValue.start.value)
-        } catch {
-            await client.disconnect()
-            throw .fail("could not reach the holder's GATT service: \(error)")
+    /// Connects, subscribes and writes State 0x01 (within `timeout`), writes `chunks` to
+    /// Client2Server, and collects Server2Client chunks until one with a header other than
+    /// 0x01 (or the first one, with `firstChunkOnly`), State 0x02, the link's end, or
+    /// `timeout`.
+    func exchange(_ uuid: BluetoothUUID, chunks: [[UInt8]], timeout: Duration, firstChunkOnly: Bool = false)
+        async throws(CaseStop) -> (mtu: Int?, received: Received)
+    {
+        let connection = try await reach(uuid, timeout: timeout)
+        let received = await send(chunks, on: connection, timeout: timeout, firstChunkOnly: firstChunkOnly)
+        return (connection.mtu, received)
+    }
+
+    /// Connects, subscribes and writes State 0x01, within `timeout`.
+    func reach(_ uuid: BluetoothUUID, timeout: Duration) async throws(CaseStop) -> MdocGattConnection {
+        let client = client
+        let reached = await ConformanceRunner.bounded(timeout) { () async throws(CaseStop) -> MdocGattConnection in
+            do {
+                let connection = try await client.connect(
+                    serviceUUID: uuid, characteristics: MdocBluetoothUUIDs.peripheralServer)
+                try await client.subscribe()
+                try await client.write(.state, BLEStateValue.start.value)
+                return connection
+            } catch {
+                throw .fail("could not reach the holder's GATT service: \(error)")
+            }
         }
-        evidence.note(
-            "connected (GATT client), subscribed, wrote State 0x01; ATT MTU \(connection.mtu.map(String.init) ?? "not reported")"
-        )
-        let collector = Task { await Self.collect(connection.events) }
+        switch reached {
+        case .success(let connection):
+            evidence.note(
+                "connected (GATT client), subscribed, wrote State 0x01; ATT MTU "
+                    + (connection.mtu.map(String.init) ?? "not reported"))
+            return connection
+        case .failure(let stop):
+            await client.disconnect()
+            throw stop
+        case nil:
+            await client.disconnect()
+            throw .fail("could not reach the holder's GATT service within \(timeout)")
+        }
+    }
+
+    /// On `connection`: writes `state` (when given) to State, then `chunks` to Client2Server,
+    /// and collects what comes back as ``exchange(_:chunks:timeout:firstChunkOnly:)`` does.
+    func send(
+        _ chunks: [[UInt8]], on connection: MdocGattConnection, state: BLEStateValue? = nil, timeout: Duration,
+        firstChunkOnly: Bool = false
+    ) async -> Received {
+        let collector = Task { await Self.collect(connection.events, firstChunkOnly: firstChunkOnly) }
+        if let state {
+            do {
+                try await client.write(.state, state.value)
+                evidence.note("wrote State \(EvidenceLog.hex(state.value))")
+            } catch {
+                evidence.note("writing State \(EvidenceLog.hex(state.value)) failed: \(error)")
+            }
+        }
         // The holder may end the session before the last chunk (a bad one came first): the
         // writes stop there and what it sent is still read.
         var written = 0
@@ -56,7 +92,7 @@ struct RawGattExchange: Sendable {
         evidence.note(
             "received \(received.chunks.count) chunk(s), headers \(Self.headers(received.chunks))"
                 + (received.stoppedBy.map { ", stopped by \($0)" } ?? ""))
-        return (connection.mtu, received)
+        return received
     }
 
     /// Writes State 0x02 and disconnects.
@@ -66,13 +102,19 @@ struct RawGattExchange: Sendable {
         evidence.note("wrote State 0x02, disconnected")
     }
 
-    private static func collect(_ events: AsyncStream<MdocGattClientEvent>) async -> Received {
+    /// Drops the link without a word (no State 0x02, no status 20): a reader walking away.
+    func drop() async {
+        await client.disconnect()
+        evidence.note("disconnected (no State 0x02, no status 20)")
+    }
+
+    private static func collect(_ events: AsyncStream<MdocGattClientEvent>, firstChunkOnly: Bool) async -> Received {
         var chunks: [[UInt8]] = []
         for await event in events {
             switch event {
             case .notified(.server2Client, let value):
                 chunks.append(value)
-                if value.first != ChunkHeader.more.rawValue { return Received(chunks: chunks) }
+                if firstChunkOnly || value.first != ChunkHeader.more.rawValue { return Received(chunks: chunks) }
             case .notified(.state, let value):
                 return Received(chunks: chunks, stoppedBy: "State \(EvidenceLog.hex(value))")
             case .notified:

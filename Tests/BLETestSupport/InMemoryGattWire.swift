@@ -11,7 +11,6 @@ public actor InMemoryGattWire {
     private var serverEvents: AsyncStream<MdocGattEvent>.Continuation?
     private var clientEvents: AsyncStream<MdocGattClientEvent>.Continuation?
     private var subscribed: Set<MdocCharacteristic> = []
-    private var serviceWaiters: [CheckedContinuation<Void, Never>] = []
     /// The listener a PSM the server serves leads to.
     private var listener: InMemoryL2CAPListener?
     /// The MTU the client reports on connecting and the server sees with each write.
@@ -19,6 +18,9 @@ public actor InMemoryGattWire {
     /// Every State value written or notified, by whom: "server" or "client".
     public private(set) var states: [(String, [UInt8])] = []
     public private(set) var serverStopped = false
+    /// Whether the task that stopped the server was cancelled at the time (BlueZ calls made
+    /// from such a task are refused at once).
+    public private(set) var serverStoppedInCancelledTask: Bool?
     public private(set) var clientDisconnected = false
 
     public init(mtu: Int? = 185) { self.mtu = mtu }
@@ -39,7 +41,7 @@ public actor InMemoryGattWire {
         public func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
             try await wire.notify(characteristic, value)
         }
-        public func stop() async { await wire.stopServing() }
+        public func stop() async { await wire.stopServing(inCancelledTask: Task.isCancelled) }
     }
 
     public struct Client: MdocGattClient {
@@ -68,8 +70,6 @@ public actor InMemoryGattWire {
         serverStopped = false
         let (stream, continuation) = AsyncStream<MdocGattEvent>.makeStream()
         serverEvents = continuation
-        for waiter in serviceWaiters { waiter.resume() }
-        serviceWaiters = []
         return stream
     }
 
@@ -79,8 +79,9 @@ public actor InMemoryGattWire {
         clientEvents.yield(.notified(characteristic, value))
     }
 
-    private func stopServing() {
+    private func stopServing(inCancelledTask: Bool) {
         serverStopped = true
+        serverStoppedInCancelledTask = inCancelledTask
         service = nil
         serverEvents?.finish()
         serverEvents = nil
@@ -94,9 +95,9 @@ public actor InMemoryGattWire {
     private func connect(_ uuid: BluetoothUUID, _ characteristics: MdocBluetoothUUIDs.Characteristics) async throws
         -> MdocGattConnection
     {
+        // Polled, so that a cancelled connect (a case past its time bound) ends.
         while service?.uuid != uuid {
-            try Task.checkCancellation()
-            await withCheckedContinuation { serviceWaiters.append($0) }
+            try await Task.sleep(for: .milliseconds(5))
         }
         guard service?.characteristics == characteristics else {
             throw MdocGattClientError.characteristicMissing(name: "State", uuid: "\(characteristics.state)")

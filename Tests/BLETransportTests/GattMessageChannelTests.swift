@@ -79,6 +79,21 @@ struct GattMessageChannelTests {
         #expect(await server.receive(timeout: .seconds(5)) == .closed(.disconnectedAfterResponse))
     }
 
+    /// The peer's disconnect reaches the session through the channel's event pump; the
+    /// service must then be released from a task that is not cancelled, or BlueZ's
+    /// UnregisterApplication/UnregisterAdvertisement would never be sent (a reader serving
+    /// one session after another kept every finished session's advertisement up).
+    @Test func aPeerDisconnectReleasesTheServiceFromATaskThatIsNotCancelled() async throws {
+        let wire = InMemoryGattWire()
+        let (server, client) = try await Self.pair(wire, served: .peripheralServer(Self.uuid), expectedIdent: nil)
+        try await client.send([1, 2, 3])
+        #expect(await server.receive(timeout: .seconds(5)) == .message([1, 2, 3]))
+        await wire.client.disconnect()
+        #expect(await server.receive(timeout: .seconds(5)) == .closed(.disconnected))
+        #expect(await wire.serverStopped)
+        #expect(await wire.serverStoppedInCancelledTask == false)
+    }
+
     @Test func aCappedChunkSizeHoldsForEveryChunk() async throws {
         let wire = InMemoryGattWire(mtu: 517)
         var options = Self.options

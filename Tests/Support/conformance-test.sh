@@ -2,16 +2,21 @@
 # The conformance tier on BlueZoo: `mdoc-reader conformance` on hci0 against
 #  - our holder (`mdoc-holder present --once`) in mdoc peripheral-server and central-client
 #    mode: every case passes (or skips where its mode cannot run it);
+#  - our service (`mdoc-holder serve`, one process per run, a StartProximity per case from
+#    Tests/Support/service_client.py) in both modes: the same;
 #  - the fault holder (mdoc-fault-holder, the real holder loop with MDOC_FAULT): each fault
 #    fails exactly its cases.
-# Each case gets a fresh holder on the next adapter (Tests/Support/conformance-holder.sh).
+# Each case gets a fresh holder (or service session) on the next adapter
+# (Tests/Support/conformance-holder.sh).
 # Usage: Tests/Support/conformance-test.sh [BIN_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
 tmp=$(mktemp -d)
 passed=0 failed=0
+serve_pid=""
 cleanup() {
+  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null
   for s in "$tmp"/state-*; do [ -s "$s/pid" ] && kill "$(cat "$s/pid")" 2>/dev/null; done
   for d in "$tmp"/bus-*; do [ -d "$d" ] && Tests/Support/bluezoo-bus.sh stop "$d" >/dev/null 2>&1; done
   rm -rf "$tmp"
@@ -31,7 +36,9 @@ allow = ["org.iso.18013.5.1:family_name", "org.iso.18013.5.1:given_name", "org.i
 TOML
 
 # conformance NAME MODE HOLDER_COMMAND [READER_ARGS...]: one run on a fresh bus; the holder of
-# each case runs HOLDER_COMMAND (@ADAPTER@: its adapter). The report is in $tmp/NAME.json.
+# each case runs HOLDER_COMMAND (@ADAPTER@: its adapter). With $SERVE set, that command line
+# (`mdoc-holder serve ...`) runs on the bus for the whole run, started before the reader and
+# stopped after it. The report is in $tmp/NAME.json.
 conformance() {
   local name=$1 mode=$2 holder=$3; shift 3
   local state="$tmp/state-$name" bus="$tmp/bus-$name" address
@@ -40,15 +47,32 @@ conformance() {
   exit_code=none
   address=$(BLUEZOO_ADAPTERS=${ADAPTERS:-12} Tests/Support/bluezoo-bus.sh start "$bus") \
     || { ko "$name: BlueZoo did not start"; return 1; }
+  if [ -n "${SERVE:-}" ]; then
+    DBUS_SYSTEM_BUS_ADDRESS="$address" bash -c "exec $SERVE" 2>"$tmp/$name.serve.err" &
+    serve_pid=$!
+    for _ in $(seq 1 100); do
+      dbus-send --bus="$address" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.NameHasOwner string:org.mdocholder 2>/dev/null | grep -c 'boolean true' >/dev/null && break
+      sleep 0.1
+    done
+  fi
   DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 600 "$bin/mdoc-reader" conformance \
     --uri-command "Tests/Support/conformance-holder.sh $state" \
     --adapter hci0 --mode "$mode" --reader-key Fixtures/pki/reader.key.pem --reader-cert Fixtures/pki/reader.pem \
     --trust-anchor Fixtures/pki/iaca.pem --timeout 20 --json --junit "$tmp/$name.xml" "$@" \
     >"$tmp/$name.json" 2>"$tmp/$name.err"
   exit_code=$?
+  local summary
+  summary=$(tail -1 "$tmp/$name.err")
   [ -s "$state/pid" ] && kill "$(cat "$state/pid")" 2>/dev/null
+  if [ -n "$serve_pid" ]; then
+    kill "$serve_pid" 2>/dev/null
+    wait "$serve_pid" 2>/dev/null
+    serve_pid=""
+    cat "$tmp/$name.serve.err" >>"$tmp/$name.err"
+  fi
   Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
-  echo "conformance tier, $name: $(tail -1 "$tmp/$name.err")"
+  echo "conformance tier, $name: $summary"
 }
 
 # expect NAME EXIT FAILING SKIPPED: the run's exit code, and exactly these failing and skipped
@@ -107,18 +131,27 @@ present="$bin/mdoc-holder present --adapter @ADAPTER@ --once --qr uri --consent 
 all_cases=$(grep -cE '^\| (mDL|BLE)_' docs/conformance.md)
 # Peripheral-server mode: three runs of at most 10 cases (BlueZoo gets slow to start with many
 # more adapters than that), each case's holder on the next adapter.
-conformance_all peripheral peripheral "$present --mode peripheral" \
-  "mDL_MS_DE_* BLE_DE_* BLE_Session_* BLE_Term_* BLE_L2CAP_* mDL_SM_mdocRAuth_*" \
-  "mDL_SM_SEnc_* BLE_Chunk_* BLE_Ident_*" "mDL_MS_DR_*"
+groups=("mDL_MS_DE_* BLE_DE_* BLE_Session_* BLE_Term_* BLE_L2CAP_* mDL_SM_mdocRAuth_*"
+  "mDL_SM_SEnc_* BLE_Chunk_* BLE_Ident_*" "mDL_MS_DR_* BLE_State_* BLE_Disconnect_*")
+conformance_all peripheral peripheral "$present --mode peripheral" "${groups[@]}"
 expect peripheral 0 "" "BLE_L2CAP_01 BLE_Ident_01" "$all_cases"
 if grep -q 'testsuite name="mdoc-reader conformance"' "$tmp/peripheral.xml" \
   && grep -q 'failures="0"' "$tmp/peripheral.xml"; then ok; else ko "peripheral: JUnit XML written" "$tmp/peripheral.xml"; fi
-# Central-client mode: one run per case. On BlueZoo the reader's service of a finished session is
-# still registered when its next session starts (UnregisterApplication comes late), and a
-# scanner that saw the old advertisement is never told of the new one: docs/conformance.md.
-conformance_all central central "$present --mode central" \
-  $(grep -oE '^\| (mDL|BLE)_[A-Za-z0-9_]+' docs/conformance.md | cut -c3-)
-expect central 0 "" "BLE_L2CAP_01 BLE_Chunk_01 BLE_Chunk_02 BLE_Chunk_03" "$all_cases"
+# Central-client mode: the same runs (the reader serves each case's session on its own GATT
+# server and unregisters it when the session ends).
+conformance_all central central "$present --mode central" "${groups[@]}"
+expect central 0 "" "BLE_L2CAP_01 BLE_Chunk_01 BLE_Chunk_02 BLE_Chunk_03 BLE_State_01 BLE_Disconnect_01" "$all_cases"
+
+# 1a. The same through `serve` (policy consent, the same trust): one service per run, each
+# case a StartProximity on the next adapter by a D-Bus client that prints the URI.
+SERVE="$bin/mdoc-holder serve --consent policy:$tmp/policy.toml --reader-trust Fixtures/pki/reader-ca.pem \
+--untrusted-readers refuse --store $tmp/wallet.sqlite"
+start="/usr/bin/python3 Tests/Support/service_client.py start /dev/null --adapter @ADAPTER@"
+conformance_all serve-peripheral peripheral "$start --mode peripheral" "${groups[@]}"
+expect serve-peripheral 0 "" "BLE_L2CAP_01 BLE_Ident_01" "$all_cases"
+conformance_all serve-central central "$start --mode central" "${groups[@]}"
+expect serve-central 0 "" "BLE_L2CAP_01 BLE_Chunk_01 BLE_Chunk_02 BLE_Chunk_03 BLE_State_01 BLE_Disconnect_01" "$all_cases"
+SERVE=""
 
 # 1b. Interactive: without --uri-command the tool names each case on standard error and reads the
 # next URI from standard input; --cases selects; no match is bad input (exit 2).
@@ -149,8 +182,9 @@ fault_run() {
 Fixtures/mdl.cbor Fixtures/mdl-device-key.pem Fixtures/pki/reader-ca.pem" "${args[@]}"
   expect "fault-$fault" 1 "$failing" "$skipped"
 }
-fault_run status-11-for-10 "mDL_SM_SEnc_SEst_UF_*" \
-  "mDL_SM_SEnc_SEst_UF_01 mDL_SM_SEnc_SEst_UF_02 mDL_SM_SEnc_SEst_UF_03 mDL_SM_SEnc_SEst_UF_04 mDL_SM_SEnc_SEst_UF_06"
+fault_run status-11-for-10 "mDL_SM_SEnc_SEst_UF_* BLE_Session_02" \
+  "mDL_SM_SEnc_SEst_UF_01 mDL_SM_SEnc_SEst_UF_02 mDL_SM_SEnc_SEst_UF_03 mDL_SM_SEnc_SEst_UF_04 mDL_SM_SEnc_SEst_UF_06
+BLE_Session_02"
 fault_run ignore-status-20 "BLE_Session_01 BLE_Term_01 mDL_MS_DR_UF_07" "BLE_Term_01"
 fault_run chunk-header "BLE_Chunk_* mDL_MS_DR_UF_07 mDL_SM_SEnc_SEst_UF_03" "BLE_Chunk_01 BLE_Chunk_02"
 fault_run release-to-untrusted "mDL_SM_mdocRAuth_* BLE_Session_01" \

@@ -6,7 +6,7 @@ import ProximityReader
 /// The well-formed session and its end: a correct request is answered (the baseline the
 /// refusal cases are read against), and SessionData status 20 ends the session.
 enum SessionCases {
-    static let all = [baseline, termination, l2cap]
+    static let all = [baseline, replayedRequest, termination, l2cap]
 
     /// A well-formed request answered; the session left open for the case to go on.
     struct Answered {
@@ -14,6 +14,8 @@ enum SessionCases {
         var session: ReaderSession
         var summary: ResponseSummary
         var plaintext: [UInt8]
+        /// The SessionEstablishment as sent.
+        var establishment: [UInt8]
     }
 
     /// Sends the well-formed request (signed with the run's identity when given) and
@@ -40,7 +42,8 @@ enum SessionCases {
             await context.end(connection, session: session)
             throw .fail("a trusted reader got no data (\(summary)); was the request approved on the holder?")
         }
-        return Answered(connection: connection, session: session, summary: summary, plaintext: plaintext)
+        return Answered(
+            connection: connection, session: session, summary: summary, plaintext: plaintext, establishment: message)
     }
 
     static let baseline = ConformanceCase(
@@ -71,6 +74,41 @@ enum SessionCases {
         }
         await context.end(answered.connection, session: answered.session)
         return reason
+    }
+
+    static let replayedRequest = ConformanceCase(
+        id: "BLE_Session_02",
+        title: "after the response, the request's ciphertext again in SessionData (reader counter 1 reused)",
+        expectation: "no DeviceResponse: the holder expects reader counter 2, so the message does not decrypt "
+            + "(SessionData status 10, or the session ends)",
+        reference: "ISO/IEC 18013-5 9.1.1.5 (the IV holds the message counter), 9.1.1.4 (status 10)",
+        needsConsent: true
+    ) { context throws(CaseStop) in
+        var answered = try await answered(context)
+        let connection = answered.connection
+        let ciphertext: [UInt8]
+        do {
+            ciphertext = try SessionEstablishment(bytes: answered.establishment).data
+        } catch {
+            await context.end(connection, session: answered.session)
+            throw .skip("cannot read back our own SessionEstablishment: \(error)")
+        }
+        let replay = SessionData(data: ciphertext).encoded
+        let after = try await context.exchange(
+            replay, "SessionData replaying the first request's ciphertext", on: connection, session: &answered.session)
+        await connection.close(sending: nil)
+        switch after {
+        case .response(let summary, _, _):
+            throw .fail("the holder answered a request encrypted with a used counter: \(summary)")
+        case .status(let status) where status != SessionStatus.sessionEncryptionError.rawValue:
+            throw .fail("status \(status) for a message that does not decrypt (expected 10)")
+        case .unreadable(let why):
+            throw .fail("the holder's answer is unreadable: \(why)")
+        case .silent:
+            throw .fail("no answer (\(after)): a message that does not decrypt gets status 10")
+        default:
+            return "no DeviceResponse: \(after)"
+        }
     }
 
     static let termination = ConformanceCase(

@@ -6,7 +6,7 @@ import ProximityReader
 /// The BLE transport (18013-5 8.3.3.1.1): chunks both ways, and the Ident in central-client
 /// mode. The chunk cases work below the message channel, in mdoc peripheral-server mode.
 enum TransportCases {
-    static let all = [smallestChunks, holderChunks, badChunkHeader, wrongIdent]
+    static let all = [smallestChunks, holderChunks, badChunkHeader, readerStateEnd, disconnectMidResponse, wrongIdent]
 
     static let chunkReference =
         "ISO/IEC 18013-5 8.3.3.1.1.6 (data transfer: header 0x01 more / 0x00 last, "
@@ -105,6 +105,89 @@ enum TransportCases {
         return received.chunks.isEmpty
             ? "no answer" + (received.stoppedBy.map { " (\($0))" } ?? "")
             : "no DeviceResponse (\(received.chunks.count) chunk(s) of something else)"
+    }
+
+    static let readerStateEnd = ConformanceCase(
+        id: "BLE_State_01",
+        title: "after the response, State 0x02 from the reader, then a further request on the same link",
+        expectation: "State 0x02 ends the session: the further request gets no DeviceResponse (the holder "
+            + "may disconnect)",
+        reference: "ISO/IEC 18013-5 8.3.3.1.1.5 (State: 0x02 ends the data transfer), 9.1.1.4",
+        needsConsent: true
+    ) { context throws(CaseStop) in
+        let (raw, uuid) = try raw(context)
+        var (session, chunks) = try request(context, mtu: ProximityReader.assumedMTU)
+        let connection = try await raw.reach(uuid, timeout: context.settings.answerTimeout)
+        let first = await raw.send(chunks, on: connection, timeout: context.settings.answerTimeout)
+        let mtu = connection.mtu ?? ProximityReader.assumedMTU
+        let message: [UInt8]
+        do throws(CaseStop) {
+            message = try assemble(first, mtu: mtu)
+        } catch {
+            await raw.drop()
+            throw error
+        }
+        guard case .response(let summary, _, _) = CaseContext.read(message, session: &session) else {
+            await raw.drop()
+            throw .fail("no DeviceResponse to the well-formed request, so State 0x02 could not be tested after one")
+        }
+        context.evidence.note("holder: a DeviceResponse (\(summary))")
+        let further: [[UInt8]]
+        do {
+            further = try MessageFragmenter(mtu: mtu).chunks(of: try session.request([context.settings.request]))
+        } catch {
+            await raw.drop()
+            throw .skip("cannot build the further request: \(error)")
+        }
+        let after = await raw.send(further, on: connection, state: .end, timeout: context.settings.endGrace)
+        await raw.drop()
+        let late = after.chunks.flatMap { $0.dropFirst() }
+        if !after.chunks.isEmpty, case .response(let summary, _, _) = CaseContext.read(late, session: &session) {
+            throw .fail("the holder answered a request sent after the reader's State 0x02: \(summary)")
+        }
+        return after.chunks.isEmpty
+            ? "no answer after State 0x02" + (after.stoppedBy.map { " (\($0))" } ?? "")
+            : "no DeviceResponse after State 0x02 (\(after.chunks.count) chunk(s) of something else)"
+    }
+
+    static let disconnectMidResponse = ConformanceCase(
+        id: "BLE_Disconnect_01",
+        title: "a disconnect after the response's first chunk, then the same SessionEstablishment again",
+        expectation: "the disconnect ends the session: the replayed SessionEstablishment on a new connection gets "
+            + "no DeviceResponse (the same keys again would reuse AES-GCM nonces), or the holder is gone",
+        reference: "ISO/IEC 18013-5 8.3.3.1.1.5 (connection end), 9.1.1.4 (session termination), "
+            + "9.1.1.5 (IV from the message counter)",
+        needsConsent: true
+    ) { context throws(CaseStop) in
+        let (raw, uuid) = try raw(context)
+        let (session, chunks) = try request(context, mtu: ProximityReader.assumedMTU)
+        let (_, first) = try await raw.exchange(
+            uuid, chunks: chunks, timeout: context.settings.answerTimeout, firstChunkOnly: true)
+        await raw.drop()
+        guard let chunk = first.chunks.first else {
+            throw .fail("no Server2Client chunk before the disconnect" + (first.stoppedBy.map { " (\($0))" } ?? ""))
+        }
+        guard chunk.first == ChunkHeader.more.rawValue else {
+            throw .skip("the whole response fit in one chunk: there was no middle to disconnect in")
+        }
+        try? await Task.sleep(for: .milliseconds(500))
+        let received: RawGattExchange.Received
+        do {
+            (_, received) = try await raw.exchange(uuid, chunks: chunks, timeout: context.settings.endGrace)
+        } catch {
+            return "the holder could not be reached again after the disconnect (\(error))"
+        }
+        await raw.end()
+        var replayed = session
+        let message = received.chunks.flatMap { $0.dropFirst() }
+        if !received.chunks.isEmpty, case .response(let summary, _, _) = CaseContext.read(message, session: &replayed) {
+            throw .fail(
+                "the holder answered the replayed SessionEstablishment after the disconnect under the same keys: \(summary)"
+            )
+        }
+        return received.chunks.isEmpty
+            ? "no answer to the replay" + (received.stoppedBy.map { " (\($0))" } ?? "")
+            : "no DeviceResponse to the replay (\(received.chunks.count) chunk(s) of something else)"
     }
 
     static let wrongIdent = ConformanceCase(
