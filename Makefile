@@ -44,7 +44,9 @@ bench: deps
 	.build/release/mdoc-benchmarks
 
 # BLE through a real bluetoothd in the BlueZ VM (one boot): fd and PropertiesChanged paths beside
-# the Python reference server, wire overhead, process start to QR. Debug builds, as the VM tier.
+# the Python reference server, wire overhead, the holder's own times over GATT and L2CAP, process
+# start to QR; then, bluetoothd stopped, the link's limits (raw ATT notifications, a raw L2CAP CoC
+# socket pair) and the holder's times as ratios to them. Debug builds, as the VM tier.
 bench-ble: test-deps
 	$(SWIFT) build --product mdoc-holder
 	$(SWIFT) build --product mdoc-issuer
