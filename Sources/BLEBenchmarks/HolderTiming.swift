@@ -225,7 +225,7 @@ func measureHolder(_ setup: HolderSetup, _ options: Options) async -> (HolderTim
     print(
         "== the holder: mdoc-holder present --once on \(options.server), this process as the reader on "
             + "\(options.client); family_name + 100 kB portrait, reader auth; \(options.holderRuns) runs each")
-    for l2cap in [false, true] {
+    for l2cap in [false, true] where options.holderModes.contains(l2cap ? "l2cap" : "gatt") {
         let name = l2cap ? "L2CAP" : "GATT"
         var runs: [HolderRun] = []
         for run in 1...options.holderRuns {
