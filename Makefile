@@ -4,7 +4,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PREFIX ?= /usr/local
 
-.PHONY: deps test-deps build test demo bench bench-ble fuzz fixtures format lint clean install install-completions-and-manuals uninstall
+.PHONY: deps test-deps build test demo bench bench-ble bench-ble-bluezoo fuzz fixtures format lint clean install install-completions-and-manuals uninstall
 
 deps:
 	Tests/Support/install-deps.sh build
@@ -45,12 +45,21 @@ bench: deps
 	.build/release/mdoc-benchmarks
 
 # BLE through a real bluetoothd in the BlueZ VM (one boot): fd and PropertiesChanged paths beside
-# the Python reference server, wire overhead, process start to QR. Debug builds, as the VM tier.
+# the Python reference server, wire overhead, the holder's own times over GATT and L2CAP, process
+# start to QR; then, bluetoothd stopped, the link's limits (raw ATT notifications, a raw L2CAP CoC
+# socket pair) and the holder's times as ratios to them. Debug builds, as the VM tier.
 bench-ble: test-deps
 	$(SWIFT) build --product mdoc-holder
 	$(SWIFT) build --product mdoc-issuer
 	$(SWIFT) build --product mdoc-ble-benchmarks
 	Tests/Support/ble-vm-bench.sh .build/debug
+
+# The holder's latencies on BlueZoo (no radio, no kernel: D-Bus and our processes), release builds.
+bench-ble-bluezoo: test-deps
+	$(SWIFT) build -c release --product mdoc-holder
+	$(SWIFT) build -c release --product mdoc-issuer
+	$(SWIFT) build -c release --product mdoc-ble-benchmarks
+	Tests/Support/ble-bluezoo-bench.sh .build/release
 
 # Fuzzes every decoder of outside bytes, FUZZ_SECONDS (default 60) per target; FUZZ_TARGETS
 # names a few (docs/fuzzing.md). The test command replays the committed corpus.

@@ -144,9 +144,13 @@ let package = Package(
             name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode", "SecureArea"]),
         .executableTarget(
             name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer", "SecureArea", "JOSE"]),
-        // BLE figures through a real bluetoothd (in the BlueZ VM: `make bench-ble`).
+        // BLE figures through a real bluetoothd and of the link alone (in the BlueZ VM: `make bench-ble`).
         .executableTarget(
-            name: "BLEBenchmarks", dependencies: ["BlueZ", "DBus", "BLETransport", "BLEBlueZ", "ISO18013"]),
+            name: "BLEBenchmarks",
+            dependencies: [
+                "BlueZ", "DBus", "BLETransport", "BLEBlueZ", "ISO18013", "L2CAP", "ProximityReader", "Presentation",
+                "MdocCrypto", "CommandLineSupport",
+            ]),
         // Fuzz targets for every decoder of outside bytes (docs/fuzzing.md).
         .executableTarget(
             name: "CBORFuzzer",

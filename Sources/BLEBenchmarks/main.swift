@@ -1,13 +1,22 @@
-// mdoc-ble-benchmarks: BLE figures through a real bluetoothd (run in the BlueZ VM by
-// `make bench-ble`, Tests/Support/vm/bench-ble.sh):
+// mdoc-ble-benchmarks: BLE figures through a real bluetoothd and of the link itself (run in
+// the BlueZ VM by `make bench-ble`, Tests/Support/vm/bench-ble.sh):
 //   1. pushing a response (default 100 000 B) from a GATT server on one adapter to a client
 //      on the other, as notifications of min(512, MTU - 3) bytes, through BlueZ's
 //      PropertiesChanged path and through the AcquireNotify socket (fd) path; notifications
 //      arriving out of order are counted (EATT spreads them over several ATT bearers);
 //   2. the wire overhead of an 18013-5 message at ATT MTU 23, 185 and 517 (computed);
-//   3. process start to the engagement URI printed by `mdoc-holder present --qr uri`.
+//   3. the holder's own times (HolderTiming.swift): `mdoc-holder present --once` serving a
+//      100 kB portrait over GATT and over L2CAP to this process as the reader; kept in
+//      --results for 5;
+//   4. process start to the engagement URI printed by `mdoc-holder present --qr uri`;
+//   5. with --link-limits, with bluetoothd stopped: the link's own limits (LinkLimits.swift),
+//      raw ATT notifications and a raw L2CAP CoC socket pair, and the holder's times of
+//      --results as ratios to them.
 // Usage: mdoc-ble-benchmarks [--bytes N] [--runs N] [--server hci0] [--client hci1]
 //        [--holder PATH --store PATH --policy PATH] [--qr-runs N]
+//        [--big-store PATH --fixtures DIR] [--holder-runs N] [--holder-modes gatt,l2cap] [--results FILE]
+//        [--only push,overhead,holder,uri]
+//        mdoc-ble-benchmarks --link-limits [--bytes N] [--runs N] [--att-mtu N] [--results FILE]
 import BLEBlueZ
 import BLETransport
 import BlueZ
@@ -24,6 +33,17 @@ struct Options {
     var store: String?
     var policy: String?
     var qrRuns = 5
+    var bigStore: String?
+    var fixtures: String?
+    var holderRuns = 3
+    /// The holder's transports: gatt, l2cap (BlueZoo has no L2CAP sockets).
+    var holderModes: Set<String> = ["gatt", "l2cap"]
+    var results: String?
+    var linkLimits = false
+    /// The ATT MTU both raw peers ask for: bluetoothd's ExchangeMTU in vm/main.conf.
+    var attMTU = 513
+    /// The parts to run (push, overhead, holder, uri); all by default.
+    var only: Set<String> = ["push", "overhead", "holder", "uri"]
 
     init(_ arguments: [String]) throws {
         var it = arguments.makeIterator()
@@ -41,6 +61,14 @@ struct Options {
             case "--store": store = try value(a)
             case "--policy": policy = try value(a)
             case "--qr-runs": qrRuns = Int(try value(a)) ?? qrRuns
+            case "--big-store": bigStore = try value(a)
+            case "--fixtures": fixtures = try value(a)
+            case "--holder-runs": holderRuns = Int(try value(a)) ?? holderRuns
+            case "--holder-modes": holderModes = Set(try value(a).split(separator: ",").map(String.init))
+            case "--results": results = try value(a)
+            case "--link-limits": linkLimits = true
+            case "--att-mtu": attMTU = Int(try value(a)) ?? attMTU
+            case "--only": only = Set(try value(a).split(separator: ",").map(String.init))
             default: throw BenchmarkError("unknown argument \(a)")
             }
         }
@@ -242,39 +270,71 @@ do {
     exit(2)
 }
 var failed = false
-print(
-    "== push \(options.bytes) B from \(options.server) (GATT server) to \(options.client) (client), \(options.runs) runs each"
-)
-for path in [BlueZMdocGattServer.NotifyPath.propertiesChanged, .acquiredSocket] {
-    let name = path == .propertiesChanged ? "PropertiesChanged" : "AcquireNotify fd"
-    var times: [Double] = []
-    for run in 1...options.runs {
+if options.linkLimits {
+    let (limits, linkFailed) = await measureLinkLimits(options)
+    if let path = options.results {
         do {
-            let r = try await push(path, options)
-            times.append(r.seconds)
-            print(
-                "  \(name) run \(run): \(r.bytes) B in \(r.notifications) notifications of <= \(r.chunk) B (MTU \(r.mtu)), "
-                    + "\(f(r.seconds, 3)) s, \(f(Double(r.bytes) / r.seconds / 1024, 1)) KiB/s, "
-                    + "out of order \(r.outOfOrder), duplicates \(r.duplicates)")
+            let times = try JSONDecoder().decode(HolderTimes.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            printRatios(times, limits, bytes: options.bytes)
         } catch {
-            print("  \(name) run \(run): FAILED: \(error)")
+            print("== the holder against the link's limits: no holder times in \(path) (\(error))")
+        }
+    }
+    exit(linkFailed ? 1 : 0)
+}
+if options.only.contains("push") {
+    print(
+        "== push \(options.bytes) B from \(options.server) (GATT server) to \(options.client) (client), \(options.runs) runs each"
+    )
+    for path in [BlueZMdocGattServer.NotifyPath.propertiesChanged, .acquiredSocket] {
+        let name = path == .propertiesChanged ? "PropertiesChanged" : "AcquireNotify fd"
+        var times: [Double] = []
+        for run in 1...options.runs {
+            do {
+                let r = try await push(path, options)
+                times.append(r.seconds)
+                print(
+                    "  \(name) run \(run): \(r.bytes) B in \(r.notifications) notifications of <= \(r.chunk) B (MTU \(r.mtu)), "
+                        + "\(f(r.seconds, 3)) s, \(f(Double(r.bytes) / r.seconds / 1024, 1)) KiB/s, "
+                        + "out of order \(r.outOfOrder), duplicates \(r.duplicates)")
+            } catch {
+                print("  \(name) run \(run): FAILED: \(error)")
+                failed = true
+            }
+        }
+        if !times.isEmpty {
+            print(
+                "  \(name): median \(f(median(times), 3)) s (\(f(Double(options.bytes) / median(times) / 1024, 1)) KiB/s)"
+            )
+        }
+    }
+
+}
+
+if options.only.contains("overhead") {
+    print("== wire overhead per 18013-5 message (18013-5 chunk header + ATT + L2CAP; link layer not counted)")
+    for mtu in [23, 185, 517] {
+        for size in [1_000, 100_000] {
+            print((try? overheadLine(mtu: mtu, plaintext: size)) ?? "  MTU \(mtu): invalid")
+        }
+    }
+
+}
+
+if options.only.contains("holder"), let setup = HolderSetup(options) {
+    let (times, holderFailed) = await measureHolder(setup, options)
+    failed = failed || holderFailed
+    if let path = options.results {
+        do {
+            try JSONEncoder().encode(times).write(to: URL(fileURLWithPath: path))
+        } catch {
+            print("  cannot write \(path): \(error)")
             failed = true
         }
     }
-    if !times.isEmpty {
-        print(
-            "  \(name): median \(f(median(times), 3)) s (\(f(Double(options.bytes) / median(times) / 1024, 1)) KiB/s)")
-    }
 }
 
-print("== wire overhead per 18013-5 message (18013-5 chunk header + ATT + L2CAP; link layer not counted)")
-for mtu in [23, 185, 517] {
-    for size in [1_000, 100_000] {
-        print((try? overheadLine(mtu: mtu, plaintext: size)) ?? "  MTU \(mtu): invalid")
-    }
-}
-
-if options.holder != nil {
+if options.only.contains("uri"), options.holder != nil {
     print("== process start to mdoc: URI printed (mdoc-holder present --qr uri), \(options.qrRuns) runs")
     do {
         let samples = try startToURI(options)

@@ -1,3 +1,6 @@
+internal import CBluetooth
+import Glibc
+
 /// A Bluetooth LE device address and its type, as L2CAP sockets take it.
 public struct BluetoothDeviceAddress: Sendable, Hashable, CustomStringConvertible {
     /// LE public or LE random (a BlueZ `AddressType` of "public" or "random").
@@ -30,6 +33,20 @@ public struct BluetoothDeviceAddress: Sendable, Hashable, CustomStringConvertibl
 
     /// Any local adapter.
     public static let any = try! BluetoothDeviceAddress("00:00:00:00:00:00")
+
+    /// The public address of the local adapter `name` (`hci0`), which must be powered; read
+    /// from the kernel (no bluetoothd needed).
+    ///
+    /// - Throws: ``L2CAPError/system(call:errno:message:)``: `ENODEV` for no such adapter,
+    ///   `ENETDOWN` for an adapter that is not up.
+    public static func ofAdapter(_ name: String) throws(L2CAPError) -> BluetoothDeviceAddress {
+        let index = hci_devid(name)
+        guard index >= 0 else { throw L2CAPSocket.failure("hci_devid(\(name))") }
+        var address = bdaddr_t()
+        guard hci_devba(index, &address) == 0 else { throw L2CAPSocket.failure("hci_devba(\(name))") }
+        // bdaddr_t holds the address least significant byte first.
+        return BluetoothDeviceAddress(bytes: withUnsafeBytes(of: address) { Array($0.reversed()) }, kind: .lePublic)
+    }
 
     public var description: String {
         bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: ":")

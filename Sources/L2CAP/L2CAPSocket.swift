@@ -41,18 +41,20 @@ final class L2CAPSocket: Sendable {
         if first { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
-    /// `sockaddr_l2` for `address` and `psm`.
-    static func socketAddress(_ address: BluetoothDeviceAddress, psm: UInt16) -> sockaddr_l2 {
+    /// `sockaddr_l2` for `address` and `psm`, or a fixed channel's `cid` (then `psm` is 0).
+    static func socketAddress(_ address: BluetoothDeviceAddress, psm: UInt16, cid: UInt16 = 0) -> sockaddr_l2 {
         var a = sockaddr_l2()
         a.l2_family = sa_family_t(AF_BLUETOOTH)
         a.l2_psm = psm.littleEndian
+        a.l2_cid = cid.littleEndian
         _ = str2ba(address.description, &a.l2_bdaddr)
         a.l2_bdaddr_type = UInt8(address.kind == .lePublic ? BDADDR_LE_PUBLIC : BDADDR_LE_RANDOM)
         return a
     }
 
-    func bind(_ address: BluetoothDeviceAddress, psm: UInt16) throws(L2CAPError) {
-        var a = Self.socketAddress(address, psm: psm)
+    /// Binds to `address` and `psm`, or to a fixed channel's `cid` (the kernel allows ATT only).
+    func bind(_ address: BluetoothDeviceAddress, psm: UInt16, cid: UInt16 = 0) throws(L2CAPError) {
+        var a = Self.socketAddress(address, psm: psm, cid: cid)
         let r = withUnsafePointer(to: &a) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_l2>.size))
@@ -114,10 +116,11 @@ final class L2CAPSocket: Sendable {
         return L2CAPSocket(fd: try result.get())
     }
 
-    func connect(_ address: BluetoothDeviceAddress, psm: UInt16) async throws(L2CAPError) {
+    /// Connects to `psm` on `address`, or to its fixed channel `cid`.
+    func connect(_ address: BluetoothDeviceAddress, psm: UInt16, cid: UInt16 = 0) async throws(L2CAPError) {
         let fd = fd
         let result: Result<Void, L2CAPError> = await Self.blocking {
-            var a = L2CAPSocket.socketAddress(address, psm: psm)
+            var a = L2CAPSocket.socketAddress(address, psm: psm, cid: cid)
             let r = withUnsafePointer(to: &a) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_l2>.size))
@@ -125,6 +128,7 @@ final class L2CAPSocket: Sendable {
             }
             return r == 0 ? .success(()) : .failure(Self.failure("connect"))
         }
+        if shutDown { throw .closed }
         try result.get()
     }
 

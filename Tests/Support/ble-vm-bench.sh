@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # BLE benchmarks through a real bluetoothd, in one boot of the BlueZ VM (Tests/Support/bluez-vm):
-# the Python reference server beside mdoc-ble-benchmarks. Prints the figures (also kept in
+# the Python reference server, mdoc-ble-benchmarks, and (bluetoothd stopped) the link's own limits
+# with the holder's times as ratios to them. Prints the figures (also kept in
 # .build/vm-bench/result-CONF.txt).
 #   Tests/Support/ble-vm-bench.sh [BIN_DIR]     # BIN_DIR default .build/debug
 #   BENCH_CONF=default ...                      # BlueZ defaults (EATT) instead of vm/main.conf
