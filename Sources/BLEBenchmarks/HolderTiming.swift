@@ -55,7 +55,7 @@ struct TimedGattClient: MdocGattClient {
     let inner: any MdocGattClient
     let clock: SessionClock
 
-    func connect(serviceUUID: BLEUUID, characteristics: MdocBLEUUIDs.Characteristics) async throws
+    func connect(serviceUUID: BluetoothUUID, characteristics: MdocBluetoothUUIDs.Characteristics) async throws
         -> MdocGattConnection
     {
         let connection = try await inner.connect(serviceUUID: serviceUUID, characteristics: characteristics)
