@@ -12,8 +12,9 @@ public final class L2CAPListener: Sendable {
     /// - Throws: ``L2CAPError/bluetoothUnavailable`` on a kernel without Bluetooth sockets.
     public init(adapter: BluetoothDeviceAddress = .any) throws(L2CAPError) {
         let socket = try L2CAPSocket.make()
-        socket.setOption(BT_RCVMTU, L2CAPChannel.preferredMTU)
         try socket.bind(adapter, psm: 0)
+        // After bind (the kernel takes it only on an LE-bound socket); accepted channels inherit it.
+        socket.setOption(BT_RCVMTU, L2CAPChannel.preferredMTU)
         try socket.listen(backlog: 1)
         psm = try socket.boundPSM()
         self.socket = socket

@@ -21,6 +21,9 @@ run_reader reader "$uri" --l2cap "${TRUSTED_READER[@]}" --element org.iso.18013.
 [ "$READER_EXIT" = 0 ] || fail "the reader verifies the response (exit $READER_EXIT)" "$T/reader.err" "$T/holder.err"
 grep -q "L2CAP channel open to PSM $psm" "$T/reader.err" || fail "the reader used the L2CAP channel" "$T/reader.err"
 ok "the reader opened the L2CAP channel and verified the response"
+grep -q "L2CAP channel open to PSM $psm (send MTU 4096)" "$T/reader.err" ||
+  fail "the holder's receive MTU is the 4096 it asks for (BT_RCVMTU set after bind; 672 when refused)" "$T/reader.err"
+ok "the channel runs at the holder's receive MTU of 4096"
 wait_exit "$HOLDER_PID" 30
 [ "$EXIT_STATUS" = 0 ] || fail "present --l2cap --once exits 0 (exit $EXIT_STATUS)" "$T/holder.err"
 grep -q 'over peripheral mode (L2CAP)' "$T/holder.err" || fail "the holder served the session over L2CAP" "$T/holder.err"
