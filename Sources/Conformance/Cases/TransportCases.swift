@@ -56,6 +56,21 @@ enum TransportCases {
         return message
     }
 
+    /// Fails when `received` makes a DeviceResponse readable with `session`; otherwise says
+    /// what came back instead. `what` names what the holder should have left unanswered.
+    static func unanswered(_ received: RawGattExchange.Received, session: ReaderSession, _ what: String)
+        throws(CaseStop) -> String
+    {
+        var session = session
+        let message = received.chunks.flatMap { $0.dropFirst() }
+        if !received.chunks.isEmpty, case .response(let summary, _, _) = CaseContext.read(message, session: &session) {
+            throw .fail("the holder answered \(what): \(summary)")
+        }
+        return received.chunks.isEmpty
+            ? "no answer to \(what)" + (received.stoppedBy.map { " (\($0))" } ?? "")
+            : "no DeviceResponse to \(what) (\(received.chunks.count) chunk(s) of something else)"
+    }
+
     /// Sends the request in chunks for `writeMTU`, and reads a DeviceResponse out of the
     /// holder's chunks (each checked).
     static func chunked(_ context: CaseContext, writeMTU: Int?) async throws(CaseStop) -> String {
@@ -98,13 +113,7 @@ enum TransportCases {
         chunks[0][0] = 0x02
         let (_, received) = try await raw.exchange(uuid, chunks: chunks, timeout: context.settings.endGrace)
         await raw.end()
-        let message = received.chunks.flatMap { $0.dropFirst() }
-        if !received.chunks.isEmpty, case .response(let summary, _, _) = CaseContext.read(message, session: &session) {
-            throw .fail("the holder answered a message with a bad chunk header: \(summary)")
-        }
-        return received.chunks.isEmpty
-            ? "no answer" + (received.stoppedBy.map { " (\($0))" } ?? "")
-            : "no DeviceResponse (\(received.chunks.count) chunk(s) of something else)"
+        return try unanswered(received, session: session, "a message with a bad chunk header")
     }
 
     static let readerStateEnd = ConformanceCase(
@@ -141,13 +150,7 @@ enum TransportCases {
         }
         let after = await raw.send(further, on: connection, state: .end, timeout: context.settings.endGrace)
         await raw.drop()
-        let late = after.chunks.flatMap { $0.dropFirst() }
-        if !after.chunks.isEmpty, case .response(let summary, _, _) = CaseContext.read(late, session: &session) {
-            throw .fail("the holder answered a request sent after the reader's State 0x02: \(summary)")
-        }
-        return after.chunks.isEmpty
-            ? "no answer after State 0x02" + (after.stoppedBy.map { " (\($0))" } ?? "")
-            : "no DeviceResponse after State 0x02 (\(after.chunks.count) chunk(s) of something else)"
+        return try unanswered(after, session: session, "a request sent after the reader's State 0x02")
     }
 
     static let disconnectMidResponse = ConformanceCase(
@@ -178,16 +181,7 @@ enum TransportCases {
             return "the holder could not be reached again after the disconnect (\(error))"
         }
         await raw.end()
-        var replayed = session
-        let message = received.chunks.flatMap { $0.dropFirst() }
-        if !received.chunks.isEmpty, case .response(let summary, _, _) = CaseContext.read(message, session: &replayed) {
-            throw .fail(
-                "the holder answered the replayed SessionEstablishment after the disconnect under the same keys: \(summary)"
-            )
-        }
-        return received.chunks.isEmpty
-            ? "no answer to the replay" + (received.stoppedBy.map { " (\($0))" } ?? "")
-            : "no DeviceResponse to the replay (\(received.chunks.count) chunk(s) of something else)"
+        return try unanswered(received, session: session, "the SessionEstablishment replayed after the disconnect")
     }
 
     static let wrongIdent = ConformanceCase(
