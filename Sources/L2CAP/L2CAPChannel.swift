@@ -9,7 +9,7 @@ public final class L2CAPChannel: Sendable {
     static let preferredMTU: UInt16 = 4096
     /// The largest SDU we send, even to a peer whose receive MTU is larger (see above).
     static let largestSentSDU = 4096
-    /// The receive buffer: the largest LE SDU, whatever MTU was agreed.
+    /// The receive buffer: the largest LE SDU (no receive MTU is larger), whatever MTU was agreed.
     static let receiveBuffer = Int(UInt16.max)
     /// The LE minimum (Core Vol 3 Part A 4.22).
     static let minimumMTU = 23
@@ -25,8 +25,8 @@ public final class L2CAPChannel: Sendable {
     init(socket: L2CAPSocket) {
         self.socket = socket
         peer = socket.peerAddress()
-        sendMTU = max(socket.option(BT_SNDMTU) ?? Self.minimumMTU, Self.minimumMTU)
-        receiveMTU = max(socket.option(BT_RCVMTU) ?? Int(Self.preferredMTU), Self.minimumMTU)
+        sendMTU = socket.mtu(BT_SNDMTU, fallback: Self.minimumMTU)
+        receiveMTU = socket.mtu(BT_RCVMTU, fallback: Int(Self.preferredMTU))
     }
 
     /// Connects to `psm` on `address`.
@@ -60,7 +60,7 @@ public final class L2CAPChannel: Sendable {
     ///
     /// - Throws: ``L2CAPError/closed`` when the peer or ``close()`` ended the channel.
     public func receive() async throws(L2CAPError) -> [UInt8] {
-        guard let sdu = try await socket.receive(maximum: max(receiveMTU, Self.receiveBuffer)) else {
+        guard let sdu = try await socket.receive(maximum: Self.receiveBuffer) else {
             throw .closed
         }
         return sdu

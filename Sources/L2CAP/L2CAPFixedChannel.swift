@@ -20,7 +20,7 @@ public final class L2CAPFixedChannel: Sendable {
     init(socket: L2CAPSocket) {
         self.socket = socket
         peer = socket.peerAddress()
-        receiveMTU = max(socket.option(BT_RCVMTU) ?? Self.defaultMTU, L2CAPChannel.minimumMTU)
+        receiveMTU = socket.mtu(BT_RCVMTU, fallback: Self.defaultMTU)
     }
 
     /// Connects from the local adapter at `local` to the fixed channel `cid` of `peer` (the

@@ -96,6 +96,12 @@ final class L2CAPSocket: Sendable {
         return Int(value)
     }
 
+    /// An MTU option (BT_SNDMTU, BT_RCVMTU): `fallback` when the kernel reports none, never
+    /// below the LE minimum of 23 (Core Vol 3 Part A 4.22).
+    func mtu(_ name: Int32, fallback: Int) -> Int {
+        max(option(name) ?? fallback, L2CAPChannel.minimumMTU)
+    }
+
     func setOption(_ name: Int32, _ value: UInt16) {
         var v = value
         _ = setsockopt(fd, SOL_BLUETOOTH, name, &v, socklen_t(MemoryLayout<UInt16>.size))
