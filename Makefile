@@ -82,10 +82,10 @@ clean:
 	rm -rf .build .build-*
 
 # ---- install -------------------------------------------------------------------------
-# `make install [DESTDIR=/tmp/stage] [PREFIX=/usr]`: binaries, the systemd unit and its
-# drop-in snippets, the D-Bus policy, activation file and interface XML, the udev rule,
-# the sysusers.d entry, an environment file and the docs (docs/operator-guide.md has the
-# layout). BIN_DIR is where the binaries are taken from: .build/release by default, built
+# `make install [DESTDIR=/tmp/stage] [PREFIX=/usr]`: the three commands ($(COMMANDS)) with
+# their man pages and shell completions, the systemd unit and its drop-in snippets, the D-Bus
+# policy, activation file and interface XML, the udev rule, the sysusers.d entry, an
+# environment file and the docs (docs/operator-guide.md has the layout). BIN_DIR is where the binaries are taken from: .build/release by default, built
 # with `swift build -c release` when missing; `make install BIN_DIR=.build/debug` installs
 # the debug build instead (the packaging test does, to skip a release build).
 # Names: SERVICE_USER runs the service and alone (with root) may own org.mdocholder;
@@ -127,7 +127,11 @@ subst_install = install -d -m 0755 "$(DESTDIR)$(dir $(2))" && $(SUBST) "$(1)" >"
 	&& { ! grep -n '@[A-Za-z_]*@' "$(DESTDIR)$(2).tmp" || { echo "unsubstituted placeholder in $(1)" >&2; false; }; } \
 	&& chmod $(3) "$(DESTDIR)$(2).tmp" && mv -f "$(DESTDIR)$(2).tmp" "$(DESTDIR)$(2)"
 
-.build/release/mdoc-holder .build/release/mdoc-reader: | deps
+# The installed commands: the holder, the reader and the test issuer (what makes a test
+# credential for a reader under test, or a reader's trust list).
+COMMANDS = mdoc-holder mdoc-reader mdoc-issuer
+
+$(addprefix .build/release/,$(COMMANDS)): | deps
 	$(SWIFT) build -c release --product $(notdir $@)
 
 # The argument parser's manual generator (the tool behind its GenerateManual plugin, built
@@ -138,10 +142,10 @@ $(GENERATE_MANUAL): | deps
 
 # Shell completions (bash, zsh, fish) and a man page for each installed command, generated
 # from the binaries themselves (swift-argument-parser).
-install-completions-and-manuals: $(BIN_DIR)/mdoc-holder $(BIN_DIR)/mdoc-reader $(GENERATE_MANUAL)
+install-completions-and-manuals: $(addprefix $(BIN_DIR)/,$(COMMANDS)) $(GENERATE_MANUAL)
 	install -d -m 0755 "$(DESTDIR)$(bashcompletiondir)" "$(DESTDIR)$(zshcompletiondir)" \
 	  "$(DESTDIR)$(fishcompletiondir)" "$(DESTDIR)$(mandir)/man1"
-	for c in mdoc-holder mdoc-reader; do \
+	for c in $(COMMANDS); do \
 	  "$(BIN_DIR)/$$c" --generate-completion-script bash >"$(DESTDIR)$(bashcompletiondir)/$$c" && \
 	  "$(BIN_DIR)/$$c" --generate-completion-script zsh >"$(DESTDIR)$(zshcompletiondir)/_$$c" && \
 	  "$(BIN_DIR)/$$c" --generate-completion-script fish >"$(DESTDIR)$(fishcompletiondir)/$$c.fish" && \
@@ -153,10 +157,10 @@ install-completions-and-manuals: $(BIN_DIR)/mdoc-holder $(BIN_DIR)/mdoc-reader $
 
 # The environment file in $(sysconfdir)/default is configuration: installed once, never
 # overwritten.
-install: $(BIN_DIR)/mdoc-holder $(BIN_DIR)/mdoc-reader install-completions-and-manuals
+install: $(addprefix $(BIN_DIR)/,$(COMMANDS)) install-completions-and-manuals
 	@case "$(SERVICE_USER)$(HOLDER_GROUP)" in *[!A-Za-z0-9_.-]*) echo "SERVICE_USER and HOLDER_GROUP: letters, digits, _ . - only" >&2; exit 1;; esac
 	install -d -m 0755 "$(DESTDIR)$(bindir)"
-	install -m 0755 "$(BIN_DIR)/mdoc-holder" "$(BIN_DIR)/mdoc-reader" "$(DESTDIR)$(bindir)/"
+	install -m 0755 $(addprefix "$(BIN_DIR)/,$(addsuffix ",$(COMMANDS))) "$(DESTDIR)$(bindir)/"
 	$(call subst_install,dbus/mdoc-holder.service,$(systemdunitdir)/mdoc-holder.service,0644)
 	$(call subst_install,dbus/mdoc-holder.service.d/online.conf,$(snippetdir)/online.conf,0644)
 	$(call subst_install,dbus/mdoc-holder.service.d/kiosk.conf,$(snippetdir)/kiosk.conf,0644)
@@ -184,7 +188,7 @@ install: $(BIN_DIR)/mdoc-holder $(BIN_DIR)/mdoc-reader install-completions-and-m
 # Removes what install put in place, except the environment file in $(sysconfdir)/default
 # (configuration) and the service's state (/var/lib/mdoc-holder: the credential store).
 uninstall:
-	rm -f "$(DESTDIR)$(bindir)/mdoc-holder" "$(DESTDIR)$(bindir)/mdoc-reader" \
+	rm -f $(addprefix "$(DESTDIR)$(bindir)/,$(addsuffix ",$(COMMANDS))) \
 	  "$(DESTDIR)$(systemdunitdir)/mdoc-holder.service" \
 	  "$(DESTDIR)$(snippetdir)/online.conf" "$(DESTDIR)$(snippetdir)/kiosk.conf" "$(DESTDIR)$(snippetdir)/kiosk-tty.conf" \
 	  "$(DESTDIR)$(snippetdir)/tpm.conf" \
@@ -193,7 +197,7 @@ uninstall:
 	  "$(DESTDIR)$(dbussystemservicedir)/org.mdocholder.service" \
 	  "$(DESTDIR)$(dbusinterfacesdir)/org.mdocholder.Holder1.xml" "$(DESTDIR)$(dbusinterfacesdir)/org.mdocholder.ConsentAgent1.xml" \
 	  "$(DESTDIR)$(udevrulesdir)/90-mdoc-holder.rules"
-	for c in mdoc-holder mdoc-reader; do \
+	for c in $(COMMANDS); do \
 	  rm -f "$(DESTDIR)$(bashcompletiondir)/$$c" "$(DESTDIR)$(zshcompletiondir)/_$$c" \
 	    "$(DESTDIR)$(fishcompletiondir)/$$c.fish" "$(DESTDIR)$(mandir)/man1/$$c.1"; \
 	done

@@ -80,6 +80,7 @@ cat >"$expected" <<'EOF'
 644 etc/default/mdoc-holder
 755 usr/local/bin/mdoc-holder
 755 usr/local/bin/mdoc-reader
+755 usr/local/bin/mdoc-issuer
 644 usr/local/lib/systemd/system/mdoc-holder.service
 644 usr/local/lib/sysusers.d/mdoc-holder.conf
 644 usr/local/lib/udev/rules.d/90-mdoc-holder.rules
@@ -97,12 +98,16 @@ cat >"$expected" <<'EOF'
 644 usr/share/dbus-1/system.d/org.mdocholder.conf
 644 usr/local/share/bash-completion/completions/mdoc-holder
 644 usr/local/share/bash-completion/completions/mdoc-reader
+644 usr/local/share/bash-completion/completions/mdoc-issuer
 644 usr/local/share/zsh/site-functions/_mdoc-holder
 644 usr/local/share/zsh/site-functions/_mdoc-reader
+644 usr/local/share/zsh/site-functions/_mdoc-issuer
 644 usr/local/share/fish/vendor_completions.d/mdoc-holder.fish
 644 usr/local/share/fish/vendor_completions.d/mdoc-reader.fish
+644 usr/local/share/fish/vendor_completions.d/mdoc-issuer.fish
 644 usr/local/share/man/man1/mdoc-holder.1
 644 usr/local/share/man/man1/mdoc-reader.1
+644 usr/local/share/man/man1/mdoc-issuer.1
 EOF
 # The BlueZ configuration page ships when it exists (written with the BlueZ VM tier).
 [ ! -f docs/bluez-configuration.md ] || echo "644 usr/local/share/doc/mdoc-holder/bluez-configuration.md" >>"$expected"
@@ -119,13 +124,18 @@ check "bash, zsh and fish complete mdoc-holder's subcommands" \
     bash -c 'for f; do grep -q serve "$f" || exit 1; done' _ \
     "$dest/usr/local/share/bash-completion/completions/mdoc-holder" \
     "$dest/usr/local/share/zsh/site-functions/_mdoc-holder" "$dest/usr/local/share/fish/vendor_completions.d/mdoc-holder.fish"
-check "the man pages document present and request" \
-    bash -c 'grep -q "^\.It Em present$" "$1" && grep -q "^\.It Em request$" "$2"' _ \
-    "$dest/usr/local/share/man/man1/mdoc-holder.1" "$dest/usr/local/share/man/man1/mdoc-reader.1"
+check "the man pages document present, request and issue" \
+    bash -c 'grep -q "^\.It Em present$" "$1" && grep -q "^\.It Em request$" "$2" && grep -q "^\.It Em issue$" "$3"' _ \
+    "$dest/usr/local/share/man/man1/mdoc-holder.1" "$dest/usr/local/share/man/man1/mdoc-reader.1" \
+    "$dest/usr/local/share/man/man1/mdoc-issuer.1"
+check "bash, zsh and fish complete mdoc-issuer's subcommands" \
+    bash -c 'for f; do grep -q pki "$f" || exit 1; done' _ \
+    "$dest/usr/local/share/bash-completion/completions/mdoc-issuer" \
+    "$dest/usr/local/share/zsh/site-functions/_mdoc-issuer" "$dest/usr/local/share/fish/vendor_completions.d/mdoc-issuer.fish"
 dirs_bad="$(cd "$dest" && find . -type d ! -perm 0755 -printf '%m %P\n')"
 check "installed directories are 0755" test -z "$dirs_bad"
 [ -z "$dirs_bad" ] || echo "$dirs_bad"
-leftover="$(grep -rln '@[A-Za-z_]*@' "$dest" --exclude=mdoc-holder --exclude=mdoc-reader --exclude='*.md' || true)"
+leftover="$(grep -rln '@[A-Za-z_]*@' "$dest" --exclude=mdoc-holder --exclude=mdoc-reader --exclude=mdoc-issuer --exclude='*.md' || true)"
 check "no unsubstituted @placeholder@ in installed files" test -z "$leftover"
 [ -z "$leftover" ] || echo "$leftover"
 
