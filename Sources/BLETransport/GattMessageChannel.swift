@@ -52,12 +52,16 @@ public actor GattMessageChannel: MessageChannel {
     private var startWaiters: [CheckedContinuation<Bool, Never>] = []
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var released = false
+    /// How the session ended, once it did.
+    private var endReason: BLESessionEndReason?
+    /// Since when a message of ours has waited with no chunk going out.
+    public private(set) var outputWaitingSince: ContinuousClock.Instant?
 
     private init(link: GattLink, role: BLESession.Role, options: Options) throws(BLETransportError) {
         self.link = link
         self.options = options
         session = try BLESession(
-            role: role, mtu: options.assumedMTU ?? MessageFragmenter.minimumMTU,
+            role: role, mtu: Self.cappedMTU(options.assumedMTU ?? MessageFragmenter.minimumMTU, options),
             maximumMessageSize: options.maximumMessageSize)
     }
 
@@ -117,10 +121,11 @@ public actor GattMessageChannel: MessageChannel {
         await inbox.next(timeout: timeout)
     }
 
-    public func close() async {
+    @discardableResult
+    public func close() async -> BLESessionEndReason {
         guard !session.isEnded else {
             await release()
-            return
+            return endReason ?? .localEnded
         }
         let timer = Task { [weak self, options] in
             try? await Task.sleep(for: options.drainTimeout)
@@ -129,6 +134,13 @@ public actor GattMessageChannel: MessageChannel {
         defer { timer.cancel() }
         await feed(.end)
         if !session.isEnded || performing { await withCheckedContinuation { endWaiters.append($0) } }
+        await release()
+        return endReason ?? .localEnded
+    }
+
+    public func drop() async {
+        await feed(.disconnected)
+        // Also when a chunk is still being carried out: the link goes now.
         await release()
     }
 
@@ -186,15 +198,30 @@ public actor GattMessageChannel: MessageChannel {
             await perform(pending.removeFirst())
         }
         performing = false
+        noteWaiting()
         if session.isEnded { resumeEndWaiters() }
     }
 
     private func take(_ event: BLESessionEvent) {
-        if case .mtuChanged(let mtu) = event, let cap = options.maximumChunkSize {
-            // A chunk is at most MTU - 3 bytes: an MTU of cap + 3 caps it.
-            pending += session.handle(.mtuChanged(min(mtu, cap + 3)))
+        if case .mtuChanged(let mtu) = event {
+            pending += session.handle(.mtuChanged(Self.cappedMTU(mtu, options)))
         } else {
             pending += session.handle(event)
+        }
+    }
+
+    /// The MTU chunks are cut for: a chunk is at most MTU - 3 bytes, so an MTU of cap + 3
+    /// caps it at ``Options/maximumChunkSize``.
+    private static func cappedMTU(_ mtu: Int, _ options: Options) -> Int {
+        options.maximumChunkSize.map { min(mtu, $0 + 3) } ?? mtu
+    }
+
+    /// Starts the clock of a message waiting with nothing going out, or stops it.
+    private func noteWaiting() {
+        if session.hasPendingOutput {
+            if outputWaitingSince == nil { outputWaitingSince = .now }
+        } else {
+            outputWaitingSince = nil
         }
     }
 
@@ -215,6 +242,7 @@ public actor GattMessageChannel: MessageChannel {
         case .sendChunk(let chunk):
             do {
                 try await link.sendChunk(chunk)
+                outputWaitingSince = .now
                 take(.chunkSent)
             } catch {
                 take(.disconnected)
@@ -224,6 +252,7 @@ public actor GattMessageChannel: MessageChannel {
         case .progress(let progress):
             options.progress?(progress)
         case .sessionEnded(let reason, _):
+            if endReason == nil { endReason = reason }
             resumeStartWaiters(false)
             await inbox.deliver(.closed(reason))
             await release()

@@ -9,6 +9,8 @@ public actor L2CAPMessageChannel: MessageChannel {
     private var pump: Task<Void, Never>?
     private var messagesSent = 0
     private var closed = false
+    /// How the channel ended, once it did.
+    private var endReason: BLESessionEndReason?
 
     /// - Parameter maximumMessageSize: the largest message of the peer (``MessageSizeLimit``).
     public init(channel: any MdocL2CAPChannel, maximumMessageSize: Int) {
@@ -61,6 +63,7 @@ public actor L2CAPMessageChannel: MessageChannel {
     }
 
     private func end(_ reason: BLESessionEndReason) async {
+        if endReason == nil { endReason = reason }
         await inbox.deliver(.closed(reason))
         close()
     }
@@ -68,10 +71,25 @@ public actor L2CAPMessageChannel: MessageChannel {
     /// Whether the channel closed in the middle of a frame.
     public var isMidMessage: Bool { decoder.isMidMessage }
 
-    /// Closes the channel; a waiting receive gets `.closed`.
-    public func close() {
-        guard !closed else { return }
-        closed = true
-        channel.close()
+    /// Closes the channel: the socket closing is L2CAP's end of a session, so dropping and
+    /// closing are the same.
+    public func drop() {
+        close()
+    }
+
+    /// Nil: a send blocks while the peer takes nothing (the socket fills), so nothing waits
+    /// beside it.
+    public var outputWaitingSince: ContinuousClock.Instant? { nil }
+
+    /// Closes the channel; a waiting receive gets `.closed`. Returns `localEnded`, or how the
+    /// channel ended before.
+    @discardableResult
+    public func close() -> BLESessionEndReason {
+        if endReason == nil { endReason = .localEnded }
+        if !closed {
+            closed = true
+            channel.close()
+        }
+        return endReason ?? .localEnded
     }
 }

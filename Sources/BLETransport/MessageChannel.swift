@@ -19,8 +19,19 @@ public protocol MessageChannel: Sendable {
     func receive(timeout: Duration?) async -> MessageChannelEvent?
     /// Ends the session: what is queued goes out, then the transport's termination (State
     /// 0x02 on GATT, the socket closing on L2CAP), and the link is released. Returns once
-    /// done (or bounded when the peer stopped taking data).
-    func close() async
+    /// done (or bounded when the peer stopped taking data), with how the session ended:
+    /// `localEnded` when it ended as asked, else what came first (the peer's end, a
+    /// disconnect, the bound passing with data still queued: `disconnected`).
+    @discardableResult
+    func close() async -> BLESessionEndReason
+    /// Lets go of the link at once: nothing more goes out (no State 0x02), what is queued is
+    /// lost, the peer sees a disconnect, and receivers get `.closed`. For a peer that does
+    /// not take what we send, or a session that has to end now.
+    func drop() async
+    /// Since when a message of ours has waited with no part of it going out (the peer never
+    /// subscribed, or stopped taking chunks); nil when nothing waits. A transport whose send
+    /// blocks instead (L2CAP: the socket fills) reports nil.
+    var outputWaitingSince: ContinuousClock.Instant? { get async }
 }
 
 /// Why a message could not be sent.

@@ -5,23 +5,21 @@ import ISO18013
 import MdocCrypto
 import Presentation
 
-/// One session of ``ProximityHolder``: the links of the offered modes race (the first
-/// reader to show up on either decides, the other is closed), then messages move between
-/// the link in use (GATT through a ``BLESession``, or the L2CAP channel) and the holder
-/// engine, with consent, the clock and the transport bounds (``ProximityTimeouts``).
+/// One session of ``ProximityHolder``: waits for the first reader in the offered modes
+/// (``HolderLinks``), then moves messages between the ``MessageChannel`` in use (GATT
+/// chunks or L2CAP frames) and the holder engine, with consent, the clock and the transport
+/// bounds (``ProximityTimeouts``).
 ///
 /// Lives in the task that runs the session, never shared: its state is plain properties.
 final class HolderLoop {
-    /// Inputs of the loop, from the links, the consent prompt and the clock.
+    /// Inputs of the loop, from the channel, the links, the consent prompt and the clock.
     enum Input: Sendable {
-        case gatt(MdocGattEvent)
-        case gattClosed
-        case centralConnected(MdocGattConnection)
-        case centralFailed(any Error)
-        case central(MdocGattClientEvent)
-        case identRead(Result<[UInt8]?, any Error>)
+        /// An event of the channel in use; `generation` tells a replaced channel's apart.
+        case channel(MessageChannelEvent, generation: Int)
+        /// The session started on a GATT channel (State 0x01).
+        case started(generation: Int)
+        /// A reader opened our L2CAP channel after it showed up at our GATT service.
         case l2capConnected(any MdocL2CAPChannel)
-        case l2cap(MessageChannelEvent)
         case decided(ConsentDecision)
         case tick
     }
@@ -36,26 +34,21 @@ final class HolderLoop {
     private let inputs: AsyncStream<Input>
     private let continuation: AsyncStream<Input>.Continuation
     private var tasks: [Task<Void, Never>] = []
-    private var centralTask: Task<Void, Never>?
     private var consentTask: Task<Void, Never>?
 
-    /// The BLE session of the mode in use; with one mode offered it is chosen at once.
-    private var ble: BLESession?
-    private var mode: ProximityMode?
-    /// The L2CAP channel, once a reader connected to it; then GATT carries nothing more.
-    private var l2cap: L2CAPMessageChannel?
-    private var l2capDone = false
-    /// Work queues: BLE outputs to carry out, engine outputs to route.
-    private var bleOutputs: [BLESessionOutput] = []
+    /// The channel messages go over and its generation: our GATT service's, replaced by an
+    /// L2CAP channel a reader opens before it starts a GATT session.
+    private var channel: (any MessageChannel)?
+    private var generation = 0
+    private var channelClosed = false
+    /// Whether the observer heard that the reader connected (told once, before its request).
+    private var connectedTold = false
     private var holderOutputs: [HolderOutput] = []
-    private var failure: (any Error)?
     /// The clock of the timeouts: when a reader showed up, whether it sent a message, when
-    /// the holder began to end the session, since when a message of the holder waits with no
-    /// chunk going out, and whether the link was cut for good.
-    private var readerArrivedAt: Date?
+    /// the holder began to end the session, and whether the link was cut for good.
+    private var readerArrivedAt: ContinuousClock.Instant?
     private var messageReceived = false
-    private var endingSince: Date?
-    private var outputStalledSince: Date?
+    private var endingSince: ContinuousClock.Instant?
     private var linkDropped = false
 
     init(
@@ -77,61 +70,176 @@ final class HolderLoop {
 
     /// Runs the session to its end; throws when the only mode's link failed for good.
     func run() async throws -> ProximitySessionResult {
+        let links = try await HolderLinks.open(
+            setup, engagement: engagement, listener: listener, options: channelOptions)
         defer { cancelTasks() }
-        try await start()
+        if setup.server == nil {
+            result.mode = .centralClient
+        } else if setup.centralClient == nil {
+            result.mode = .peripheralServer
+        }
+        observer(.advertising(engagement))
+        do {
+            guard let arrival = try await links.firstArrival() else {
+                await release(links)
+                return result
+            }
+            try await take(arrival, links)
+        } catch {
+            await release(links)
+            throw error
+        }
+        startClock()
         for await input in inputs {
-            try await handle(input)
-            if failure != nil { break }
-            await carryOut()
-            noteStall()
+            await handle(input, links)
+            while !holderOutputs.isEmpty { await route(holderOutputs.removeFirst()) }
             if isFinished { break }
         }
         result.responsesSent = holder.responsesSent
-        await release()
-        if let failure { throw failure }
+        await release(links)
         return result
     }
 
-    // MARK: - Start and end
+    /// How the GATT channels of the holder treat the link.
+    private var channelOptions: GattMessageChannel.Options {
+        GattMessageChannel.Options(
+            maximumMessageSize: setup.configuration.maxMessageSize, maximumChunkSize: setup.maximumChunkSize,
+            drainTimeout: setup.timeouts.drain, progress: progress)
+    }
 
-    /// Serves our service, scans for the reader's, listens on L2CAP, starts the clock.
-    private func start() async throws {
-        let continuation = continuation
-        let options = engagement.bleOptions
-        if let server = setup.server, let uuid = options?.peripheralServerUUID.flatMap({ BluetoothUUID(bytes: $0) }) {
-            let events = try await server.start(.peripheralServer(uuid, l2capPSM: listener?.psm))
+    // MARK: - The reader arrives
+
+    /// Takes the first reader's way: our GATT service, our L2CAP channel, or the reader's
+    /// service (its Ident checked; its L2CAP channel when asked for and served).
+    private func take(_ arrival: ReaderArrival, _ links: HolderLinks) async throws {
+        readerArrivedAt = .now
+        switch arrival {
+        case .gatt:
+            result.mode = .peripheralServer
+            if let gatt = links.gatt { use(gatt, gatt: true) }
+        case .l2cap(let socket):
+            result.mode = .peripheralServer
+            useL2CAP(socket)
+        case .central(let connection):
+            result.mode = .centralClient
+            try await useReaderService(connection)
+        }
+        if result.mode == .peripheralServer {
+            if channel == nil, let gatt = links.gatt { use(gatt, gatt: true) }
+            // A reader that showed up on GATT may still open our L2CAP channel.
+            let continuation = continuation
             tasks.append(
-                Task {
-                    for await event in events { continuation.yield(.gatt(event)) }
-                    continuation.yield(.gattClosed)
+                Task { [arrivals = links.peripheralArrivals] in
+                    for await arrival in arrivals {
+                        if case .l2cap(let socket) = arrival { continuation.yield(.l2capConnected(socket)) }
+                    }
                 })
         }
-        if let client = setup.centralClient, let uuid = options?.centralClientUUID.flatMap({ BluetoothUUID(bytes: $0) })
+    }
+
+    /// Central-client mode, connected to the reader's service: with ``ProximityHolder/centralL2CAP``
+    /// and the Ident matching, the reader's L2CAP channel when it serves one; else GATT (the
+    /// channel reads and checks the Ident itself, then subscribes and writes State 0x01).
+    private func useReaderService(_ connection: MdocGattConnection) async throws {
+        guard let client = setup.centralClient else { return }
+        let ident = BLEIdent(bytes: try BLEIdentDerivation.compute(eDeviceKeyBytes: engagement.eDeviceKeyBytes))
+        if setup.centralL2CAP, let ident, let read = try? await client.readIdent(), ident.matches(read),
+            let socket = try? await client.openL2CAP(psm: nil)
         {
-            centralTask = Task {
-                do {
-                    let connection = try await client.connect(
-                        serviceUUID: uuid, characteristics: MdocBluetoothUUIDs.centralClient)
-                    continuation.yield(.centralConnected(connection))
-                    for await event in connection.events { continuation.yield(.central(event)) }
-                    continuation.yield(.central(.disconnected))
-                } catch {
-                    if !Task.isCancelled { continuation.yield(.centralFailed(error)) }
-                }
-            }
+            useL2CAP(socket)
+            return
         }
-        if let listener {
+        use(
+            try await GattMessageChannel.connected(
+                client, connection: connection, expectedIdent: ident, options: channelOptions), gatt: true)
+    }
+
+    private func useL2CAP(_ socket: any MdocL2CAPChannel) {
+        result.overL2CAP = true
+        tellConnected()
+        use(L2CAPMessageChannel(channel: socket, maximumMessageSize: setup.configuration.maxMessageSize), gatt: false)
+    }
+
+    /// Makes `channel` the one in use: its events become inputs of this generation, and a
+    /// GATT channel's start is told as the reader connecting.
+    private func use(_ channel: any MessageChannel, gatt: Bool) {
+        generation += 1
+        self.channel = channel
+        channelClosed = false
+        let (continuation, generation) = (continuation, generation)
+        tasks.append(
+            Task {
+                while let event = await channel.receive(timeout: nil) {
+                    continuation.yield(.channel(event, generation: generation))
+                    if case .closed = event { return }
+                }
+            })
+        if gatt, let channel = channel as? GattMessageChannel {
             tasks.append(
-                Task {
-                    if let channel = try? await listener.accept() { continuation.yield(.l2capConnected(channel)) }
+                Task { [bound = setup.timeouts.session] in
+                    if await channel.waitUntilStarted(timeout: bound) {
+                        continuation.yield(.started(generation: generation))
+                    }
                 })
         }
-        if setup.server == nil {
-            try choose(.centralClient)
-        } else if setup.centralClient == nil {
-            try choose(.peripheralServer)
+    }
+
+    /// A reader opened our L2CAP channel: taken only before a GATT session started, as a
+    /// reader uses one or the other.
+    private func l2capConnected(_ socket: any MdocL2CAPChannel, _ links: HolderLinks) async {
+        guard !result.overL2CAP, await links.gatt?.hasStarted != true else {
+            socket.close()
+            return
         }
-        observer(.advertising(engagement))
+        if readerArrivedAt == nil { readerArrivedAt = .now }
+        useL2CAP(socket)
+    }
+
+    // MARK: - Inputs
+
+    private func handle(_ input: Input, _ links: HolderLinks) async {
+        switch input {
+        case .channel(let event, let generation):
+            guard generation == self.generation, !channelClosed else { return }
+            switch event {
+            case .message(let message):
+                // The start's own input may come after the first message.
+                tellConnected()
+                messageReceived = true
+                holderOutputs += holder.receive(message, at: Date())
+            case .closed(let reason):
+                closed(reason)
+            }
+        case .started(let generation):
+            if generation == self.generation { tellConnected() }
+        case .l2capConnected(let socket):
+            await l2capConnected(socket, links)
+        case .decided(let decision):
+            holderOutputs += holder.consent(decision)
+        case .tick:
+            await tick()
+        }
+    }
+
+    private func tellConnected() {
+        guard !connectedTold else { return }
+        connectedTold = true
+        observer(.readerConnected)
+    }
+
+    /// The channel in use is over for `reason` (the peer's end, a disconnect, a protocol
+    /// error); the engine hears the transport closed.
+    private func closed(_ reason: BLESessionEndReason) {
+        guard !channelClosed else { return }
+        channelClosed = true
+        if result.transportEnd == nil { result.transportEnd = reason }
+        holderOutputs += holder.transportClosed()
+    }
+
+    // MARK: - The clock
+
+    private func startClock() {
+        let continuation = continuation
         tasks.append(
             Task { [tickInterval = setup.tickInterval] in
                 while !Task.isCancelled {
@@ -141,236 +249,46 @@ final class HolderLoop {
             })
     }
 
-    /// Whether the session is over: the link dropped or ended, or the engine ended in a way
-    /// that leaves the link nothing to do.
-    private var isFinished: Bool {
-        linkDropped || l2capDone || (l2cap == nil && ble?.isEnded == true)
-            || (holder.isEnded && (result.holderEnd == .readerEnded || ble == nil))
-    }
-
-    private func release() async {
-        await l2cap?.close()
-        listener?.close()
-        centralTask?.cancel()
-        await setup.server?.stop()
-        await setup.centralClient?.disconnect()
-        continuation.finish()
-    }
-
-    private func cancelTasks() {
-        for task in tasks { task.cancel() }
-        centralTask?.cancel()
-        consentTask?.cancel()
-    }
-
-    // MARK: - The mode race
-
-    /// The mode the reader uses: its BLE session (the Ident derived from our engagement
-    /// when we are the GATT client).
-    private func choose(_ chosen: ProximityMode) throws {
-        let limit = setup.configuration.maxMessageSize
-        switch chosen {
-        case .peripheralServer:
-            ble = try BLESession(role: .gattServer, maximumMessageSize: limit)
-        case .centralClient:
-            let ident = try BLEIdentDerivation.compute(eDeviceKeyBytes: engagement.eDeviceKeyBytes)
-            ble = try BLESession(role: .gattClient(expectedIdent: BLEIdent(bytes: ident)), maximumMessageSize: limit)
-        }
-        mode = chosen
-        result.mode = chosen
-    }
-
-    /// A reader came to our GATT service or L2CAP channel first: stop scanning for its.
-    private func peripheralWins() async throws {
-        guard mode == nil else { return }
-        try choose(.peripheralServer)
-        centralTask?.cancel()
-        await setup.centralClient?.disconnect()
-    }
-
-    private func readerArrived() {
-        if readerArrivedAt == nil { readerArrivedAt = Date() }
-    }
-
-    // MARK: - Inputs
-
-    private func handle(_ input: Input) async throws {
-        switch input {
-        case .gatt(let event):
-            guard l2cap == nil else { return }
-            readerArrived()
-            try await peripheralWins()
-            guard mode == .peripheralServer, let event = BLESessionEvent(event) else { return }
-            feed(event)
-        case .gattClosed:
-            if mode == .peripheralServer { feed(.disconnected) }
-        case .centralConnected(let connection):
-            try await centralConnected(connection)
-        case .centralFailed(let error):
-            // Scanning or connecting failed for good: with no other mode, so does the session.
-            if mode == .centralClient || setup.server == nil { failure = error }
-        case .identRead(let read):
-            feed(.identRead((try? read.get()) ?? nil))
-        case .central(let event):
-            guard mode == .centralClient, l2cap == nil, let event = BLESessionEvent(event) else { return }
-            feed(event)
-        case .l2capConnected(let channel):
-            try await l2capConnected(channel)
-        case .l2cap(let event):
-            l2capEvent(event)
-        case .decided(let decision):
-            holderOutputs += holder.consent(decision)
-        case .tick:
-            await tick()
-        }
-    }
-
-    private func centralConnected(_ connection: MdocGattConnection) async throws {
-        readerArrived()
-        if mode == nil {
-            // We reached the reader's service first: stop serving ours.
-            try choose(.centralClient)
-            await setup.server?.stop()
-        }
-        guard mode == .centralClient, let client = setup.centralClient else { return }
-        if let mtu = connection.mtu { feed(.mtuChanged(mtu)) }
-        let continuation = continuation
-        tasks.append(
-            Task {
-                do {
-                    continuation.yield(.identRead(.success(try await client.readIdent())))
-                } catch {
-                    continuation.yield(.identRead(.failure(error)))
-                }
-            })
-    }
-
-    /// A reader opened the L2CAP channel (ours, or the reader's that we opened): only before
-    /// a GATT session started, as a reader uses one or the other.
-    private func l2capConnected(_ channel: any MdocL2CAPChannel) async throws {
-        guard l2cap == nil, ble.map({ !$0.hasStarted }) ?? true else {
-            channel.close()
-            return
-        }
-        try await peripheralWins()
-        readerArrived()
-        let messages = L2CAPMessageChannel(channel: channel, maximumMessageSize: setup.configuration.maxMessageSize)
-        l2cap = messages
-        result.overL2CAP = true
-        observer(.readerConnected)
-        let continuation = continuation
-        tasks.append(
-            Task {
-                while let event = await messages.receive(timeout: nil) {
-                    continuation.yield(.l2cap(event))
-                    if case .closed = event { return }
-                }
-            })
-    }
-
-    private func l2capEvent(_ event: MessageChannelEvent) {
-        guard !l2capDone else { return }
-        switch event {
-        case .message(let message):
-            holderOutputs += receive(message)
-        case .closed(let reason):
-            // A zero-length frame (the reader ends), a frame over the limit, or the channel
-            // closing.
-            l2capClosed(reason)
-        }
-    }
-
-    /// The L2CAP session is over for `reason`; the engine hears the transport closed.
-    private func l2capClosed(_ reason: BLESessionEndReason) {
-        guard !l2capDone else { return }
-        l2capDone = true
-        result.transportEnd = reason
-        holderOutputs += holder.transportClosed()
-    }
-
-    private func receive(_ message: [UInt8]) -> [HolderOutput] {
-        messageReceived = true
-        return holder.receive(message, at: Date())
-    }
-
-    private func feed(_ event: BLESessionEvent) {
-        guard ble != nil else { return }
-        if case .mtuChanged(let mtu) = event, let cap = setup.maximumChunkSize {
-            // A chunk is at most MTU - 3 bytes: an MTU of cap + 3 caps it.
-            bleOutputs += ble!.handle(.mtuChanged(min(mtu, cap + 3)))
-            return
-        }
-        bleOutputs += ble!.handle(event)
-    }
-
-    // MARK: - The clock
-
     private func tick() async {
-        let now = Date()
-        holderOutputs += holder.tick(at: now)
-        let drain = setup.timeouts.drain.timeInterval
-        let drained = { (since: Date?) in since.map { now.timeIntervalSince($0) >= drain } ?? false }
-        if drained(outputStalledSince) || drained(endingSince) {
+        let now = ContinuousClock.now
+        holderOutputs += holder.tick(at: Date())
+        let drain = setup.timeouts.drain
+        let waiting = await channel?.outputWaitingSince
+        if [waiting, endingSince].contains(where: { $0.map { now - $0 >= drain } ?? false }) {
             // The reader does not take what is queued (it never subscribed, or stopped
             // reading), or the link outlives the session: drop it.
             result.timedOut = result.timedOut ?? .drain
-            linkDropped = true
-            if let l2cap {
-                if !l2capDone {
-                    l2capClosed(.disconnected)
-                    await l2cap.close()
-                }
-            } else {
-                feed(.disconnected)
-            }
+            await dropLink()
         } else if endingSince == nil, let arrived = readerArrivedAt {
-            let elapsed = now.timeIntervalSince(arrived)
+            let elapsed = now - arrived
             let timeouts = setup.timeouts
             let limit: ProximityTimeout? =
-                !messageReceived && elapsed >= timeouts.firstRequest.timeInterval
-                ? .firstRequest : elapsed >= timeouts.session.timeInterval ? .session : nil
+                !messageReceived && elapsed >= timeouts.firstRequest
+                ? .firstRequest : elapsed >= timeouts.session ? .session : nil
             if let limit {
                 result.timedOut = limit
                 endingSince = now
                 let ending = holder.end()
                 holderOutputs += ending
-                // The engine had already ended: end the link the same way.
-                if ending.isEmpty, l2cap == nil { feed(.end) }
+                // The engine had already ended, or never started: end the link the same way.
+                if ending.isEmpty { await endLink(readerEnded: false) }
             }
         }
     }
 
-    /// Since when a message of ours waits with no chunk going out (GATT only).
-    private func noteStall() {
-        if ble?.hasPendingOutput == true, l2cap == nil {
-            if outputStalledSince == nil { outputStalledSince = Date() }
-        } else {
-            outputStalledSince = nil
-        }
+    /// Cuts the link now: the transport closed as far as the engine knows.
+    private func dropLink() async {
+        linkDropped = true
+        await channel?.drop()
+        closed(.disconnected)
     }
 
     // MARK: - Outputs
 
-    /// Carries out everything the two state machines asked for, until both are quiet.
-    private func carryOut() async {
-        while !bleOutputs.isEmpty || !holderOutputs.isEmpty {
-            while !holderOutputs.isEmpty {
-                await route(holderOutputs.removeFirst())
-            }
-            if !bleOutputs.isEmpty {
-                await perform(bleOutputs.removeFirst())
-            }
-        }
-    }
-
     private func route(_ output: HolderOutput) async {
         switch output {
         case .send(let bytes):
-            if let l2cap {
-                await send(bytes, on: l2cap)
-            } else {
-                feed(.send(bytes))
-            }
+            await send(bytes)
         case .consentNeeded(let request):
             let (prompt, continuation) = (setup.consent, continuation)
             consentTask = Task {
@@ -383,32 +301,42 @@ final class HolderLoop {
         case .requestReceived(let docTypes, let requester):
             observer(.requestReceived(docTypes: docTypes, requester: requester))
         case .terminated(let reason):
-            await terminated(reason)
+            result.holderEnd = reason
+            if endingSince == nil { endingSince = .now }
+            await endLink(readerEnded: reason == .readerEnded)
         }
     }
 
-    /// The engine ended. The reader ended (status 20): it will disconnect; otherwise the
-    /// queued SessionData drains and State 0x02 follows (on L2CAP, which has no State, the
-    /// channel closes).
-    private func terminated(_ reason: TerminationReason) async {
-        result.holderEnd = reason
-        if endingSince == nil { endingSince = Date() }
-        if let l2cap {
-            if !l2capDone {
-                l2capDone = true
-                result.transportEnd = reason == .readerEnded ? .peerEnded : .localEnded
-                await l2cap.close()
+    /// Ends the session on the link. L2CAP, which has no State, closes the channel. On GATT
+    /// what is queued drains and State 0x02 follows, within the drain bound (past it the link
+    /// is dropped), unless the reader ended the session (status 20): it disconnects, and the
+    /// link is let go when the loop ends.
+    private func endLink(readerEnded: Bool) async {
+        guard let channel, !channelClosed else { return }
+        if result.overL2CAP {
+            if result.transportEnd == nil { result.transportEnd = readerEnded ? .peerEnded : .localEnded }
+            channelClosed = true
+            await channel.close()
+        } else if !readerEnded {
+            let began = ContinuousClock.now
+            let reason = await channel.close()
+            if !reason.isOrderly, ContinuousClock.now - began >= setup.timeouts.drain {
+                result.timedOut = result.timedOut ?? .drain
             }
-        } else if reason != .readerEnded {
-            feed(.end)
+            closed(reason)
         }
     }
 
-    /// Sends on the L2CAP channel; a reader that stops reading blocks the socket, so after
-    /// the drain bound the channel is closed (which ends the send) and the link is dropped.
-    private func send(_ message: [UInt8], on channel: L2CAPMessageChannel) async {
-        let limit = setup.timeouts.drain
-        let watchdog = Task {
+    /// Sends a message. GATT queues it (its chunks go out as the reader takes them, the clock
+    /// watches it wait); on L2CAP a reader that stops reading blocks the socket, so after the
+    /// drain bound the channel is closed (which ends the send) and the link is dropped.
+    private func send(_ message: [UInt8]) async {
+        guard let channel, !channelClosed else { return }
+        guard result.overL2CAP else {
+            if (try? await channel.send(message)) == nil { closed(.disconnected) }
+            return
+        }
+        let watchdog = Task { [limit = setup.timeouts.drain] in
             do {
                 try await Task.sleep(for: limit)
             } catch {
@@ -421,61 +349,28 @@ final class HolderLoop {
         watchdog.cancel()
         if await watchdog.value {
             result.timedOut = result.timedOut ?? .drain
-            linkDropped = true
-            l2capClosed(.disconnected)
+            await dropLink()
         } else if !sent {
-            l2capClosed(.disconnected)
+            closed(.disconnected)
         }
     }
 
-    private func perform(_ output: BLESessionOutput) async {
-        switch output {
-        case .messageReceived(let message):
-            holderOutputs += receive(message)
-        case .sendChunk(let chunk):
-            do {
-                try await link?.sendChunk(chunk)
-                outputStalledSince = Date()
-                feed(.chunkSent)
-            } catch {
-                feed(.disconnected)
-            }
-        case .sendState(let state):
-            try? await link?.sendState(state)
-        case .identVerified:
-            await identVerified()
-        case .progress(let p):
-            progress(p)
-        case .sessionStarted:
-            observer(.readerConnected)
-        case .sessionEnded(let reason, _):
-            result.transportEnd = reason
-            holderOutputs += holder.transportClosed()
-        }
+    // MARK: - The end
+
+    /// Whether the session is over: the link dropped or closed, or the reader ended it
+    /// (status 20: it disconnects, nothing more is said).
+    private var isFinished: Bool {
+        linkDropped || channelClosed || (holder.isEnded && result.holderEnd == .readerEnded)
     }
 
-    /// The reader's Ident matched: its L2CAP channel when asked for and served, else
-    /// subscribe to its characteristics.
-    private func identVerified() async {
-        guard let client = setup.centralClient else { return }
-        if setup.centralL2CAP, let channel = try? await client.openL2CAP(psm: nil) {
-            continuation.yield(.l2capConnected(channel))
-            return
-        }
-        do {
-            try await client.subscribe()
-            feed(.subscribed)
-        } catch {
-            feed(.disconnected)
-        }
+    private func release(_ links: HolderLinks) async {
+        await channel?.drop()
+        await links.release()
+        continuation.finish()
     }
 
-    /// The GATT link of the mode in use.
-    private var link: GattLink? {
-        switch mode {
-        case .peripheralServer?: return setup.server.map { .server($0) }
-        case .centralClient?: return setup.centralClient.map { .client($0) }
-        case nil: return nil
-        }
+    private func cancelTasks() {
+        for task in tasks { task.cancel() }
+        consentTask?.cancel()
     }
 }
