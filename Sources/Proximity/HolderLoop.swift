@@ -116,7 +116,7 @@ final class HolderLoop {
         switch arrival {
         case .gatt:
             result.mode = .peripheralServer
-            if let gatt = links.gatt { use(gatt, gatt: true) }
+            if let gatt = links.gatt { use(gatt) }
         case .l2cap(let socket):
             result.mode = .peripheralServer
             useL2CAP(socket)
@@ -125,7 +125,6 @@ final class HolderLoop {
             try await useReaderService(connection)
         }
         if result.mode == .peripheralServer {
-            if channel == nil, let gatt = links.gatt { use(gatt, gatt: true) }
             // A reader that showed up on GATT may still open our L2CAP channel.
             let continuation = continuation
             tasks.append(
@@ -151,18 +150,18 @@ final class HolderLoop {
         }
         use(
             try await GattMessageChannel.connected(
-                client, connection: connection, expectedIdent: ident, options: channelOptions), gatt: true)
+                client, connection: connection, expectedIdent: ident, options: channelOptions))
     }
 
     private func useL2CAP(_ socket: any MdocL2CAPChannel) {
         result.overL2CAP = true
         tellConnected()
-        use(L2CAPMessageChannel(channel: socket, maximumMessageSize: setup.configuration.maxMessageSize), gatt: false)
+        use(L2CAPMessageChannel(channel: socket, maximumMessageSize: setup.configuration.maxMessageSize))
     }
 
     /// Makes `channel` the one in use: its events become inputs of this generation, and a
     /// GATT channel's start is told as the reader connecting.
-    private func use(_ channel: any MessageChannel, gatt: Bool) {
+    private func use(_ channel: any MessageChannel) {
         generation += 1
         self.channel = channel
         channelClosed = false
@@ -174,7 +173,7 @@ final class HolderLoop {
                     if case .closed = event { return }
                 }
             })
-        if gatt, let channel = channel as? GattMessageChannel {
+        if let channel = channel as? GattMessageChannel {
             tasks.append(
                 Task { [bound = setup.timeouts.session] in
                     if await channel.waitUntilStarted(timeout: bound) {
