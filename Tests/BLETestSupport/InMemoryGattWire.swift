@@ -123,8 +123,10 @@ public actor InMemoryGattWire {
     }
 
     private func disconnect() {
-        guard clientEvents != nil else { return }
+        // The client let go, also when the server had stopped first (after the client's
+        // State 0x02 the served side may release before the client does).
         clientDisconnected = true
+        guard clientEvents != nil else { return }
         subscribed = []
         clientEvents?.finish()
         clientEvents = nil

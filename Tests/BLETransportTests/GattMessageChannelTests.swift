@@ -109,4 +109,55 @@ struct GattMessageChannelTests {
         try await server.send([UInt8](repeating: 7, count: 1000))
         #expect(await client.receive(timeout: .seconds(5)) == .message([UInt8](repeating: 7, count: 1000)))
     }
+
+    /// The client learns the MTU from its connection, before any MTU event: the cap applies
+    /// to that MTU as well (the holder in central-client mode behind a lossy controller).
+    @Test func aCappedChunkSizeHoldsForTheConnectionsMTUToo() async throws {
+        let wire = InMemoryGattWire(mtu: 517)
+        var options = Self.options
+        options.maximumChunkSize = 100
+        let events = try await wire.server.start(.centralClient(Self.uuid, ident: Self.ident))
+        let server = try await GattMessageChannel.serving(wire.server, events: events, options: Self.options)
+        let connection = try await wire.client.connect(
+            serviceUUID: Self.uuid, characteristics: MdocBluetoothUUIDs.centralClient)
+        #expect(connection.mtu == 517)
+        let client = try await GattMessageChannel.connected(
+            wire.client, connection: connection, expectedIdent: Self.ident, options: options)
+        #expect(await client.waitUntilStarted(timeout: .seconds(5)))
+        #expect(await client.mtu == 103)
+        try await client.send([UInt8](repeating: 7, count: 1000))
+        #expect(await server.receive(timeout: .seconds(5)) == .message([UInt8](repeating: 7, count: 1000)))
+    }
+
+    /// A message for a client that never subscribed waits, and the channel says since when;
+    /// dropping the channel ends it at once, with nothing sent and the service released.
+    @Test func aMessageNobodyTakesWaitsUntilTheChannelIsDropped() async throws {
+        let wire = InMemoryGattWire()
+        let events = try await wire.server.start(.peripheralServer(Self.uuid))
+        let server = try await GattMessageChannel.serving(wire.server, events: events, options: Self.options)
+        // The client connects and writes State 0x01 without subscribing to Server2Client.
+        _ = try await wire.client.connect(serviceUUID: Self.uuid, characteristics: MdocBluetoothUUIDs.peripheralServer)
+        try await wire.client.write(.state, [0x01])
+        #expect(await server.waitUntilStarted(timeout: .seconds(5)))
+        #expect(await server.outputWaitingSince == nil)
+        let before = ContinuousClock.now
+        try await server.send([1, 2, 3])
+        let since = try #require(await server.outputWaitingSince)
+        #expect(since >= before)
+        await server.drop()
+        #expect(await server.receive(timeout: .seconds(5)) == .closed(.disconnected))
+        #expect(await wire.serverStopped)
+        #expect(await wire.states.map(\.1) == [[0x01]])
+        #expect(await server.close() == .disconnected)
+    }
+
+    /// close() says how the session ended: as asked, or by the peer first.
+    @Test func closeReportsHowTheSessionEnded() async throws {
+        let wire = InMemoryGattWire()
+        let (server, client) = try await Self.pair(wire, served: .peripheralServer(Self.uuid), expectedIdent: nil)
+        #expect(await server.waitUntilStarted(timeout: .seconds(5)))
+        #expect(await client.close() == .localEnded)
+        #expect(await server.receive(timeout: .seconds(5)) == .closed(.peerEnded))
+        #expect(await server.close() == .peerEnded)
+    }
 }
