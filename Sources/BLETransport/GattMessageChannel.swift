@@ -51,7 +51,8 @@ public actor GattMessageChannel: MessageChannel {
     private var pump: Task<Void, Never>?
     private var startWaiters: [CheckedContinuation<Bool, Never>] = []
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
-    private var released = false
+    /// The link's release, once begun.
+    private var releasing: Task<Void, Never>?
     /// How the session ended, once it did.
     private var endReason: BLESessionEndReason?
     /// Since when a message of ours has waited with no chunk going out.
@@ -254,18 +255,27 @@ public actor GattMessageChannel: MessageChannel {
         case .sessionEnded(let reason, _):
             if endReason == nil { endReason = reason }
             resumeStartWaiters(false)
-            await inbox.deliver(.closed(reason))
+            // Released before the receiver hears of it: the session is over once the link is.
             await release()
+            await inbox.deliver(.closed(reason))
         }
     }
 
     /// Releases the link, then stops the pump. In that order: the session often ends on an
     /// event the pump itself feeds (the peer's disconnect), and a release run in a cancelled
     /// task would have its BlueZ calls (UnregisterApplication, Disconnect) refused at once.
+    /// Every caller returns only once the link is released, also one that comes while another
+    /// release is under way: a holder that shows its next engagement before the last
+    /// session's Disconnect went out has that Disconnect cut the next reader's connection.
     private func release() async {
-        guard !released else { return }
-        released = true
-        await link.release()
+        if let releasing {
+            await releasing.value
+            return
+        }
+        let link = link
+        let releasing = Task { await link.release() }
+        self.releasing = releasing
+        await releasing.value
         pump?.cancel()
     }
 

@@ -160,4 +160,58 @@ struct GattMessageChannelTests {
         #expect(await server.receive(timeout: .seconds(5)) == .closed(.peerEnded))
         #expect(await server.close() == .peerEnded)
     }
+
+    /// When the peer's disconnect ends the session, the receiver hears of it only once the
+    /// service is released, and a drop() (or close()) that comes while the release is under
+    /// way returns only once it is done. A holder that went on earlier showed its next
+    /// engagement while the last session's Disconnect was still to go out, and that
+    /// Disconnect cut the next reader's connection (VM case-20, on a loaded machine).
+    @Test(arguments: [false, true])
+    func aReleaseUnderWayIsWaitedFor(dropMeanwhile: Bool) async throws {
+        let wire = InMemoryGattWire()
+        let slow = SlowStoppingServer(inner: wire.server)
+        let events = try await slow.start(.peripheralServer(Self.uuid))
+        let server = try await GattMessageChannel.serving(slow, events: events, options: Self.options)
+        let connection = try await wire.client.connect(
+            serviceUUID: Self.uuid, characteristics: MdocBluetoothUUIDs.peripheralServer)
+        let client = try await GattMessageChannel.connected(
+            wire.client, connection: connection, expectedIdent: nil, options: Self.options)
+        try await client.send([1, 2, 3])
+        #expect(await server.receive(timeout: .seconds(5)) == .message([1, 2, 3]))
+        await wire.client.disconnect()
+        if dropMeanwhile {
+            // The pump has taken the disconnect and is in the 300 ms stop.
+            try await Task.sleep(for: .milliseconds(50))
+            await server.drop()
+        } else {
+            #expect(await server.receive(timeout: .seconds(5)) == .closed(.disconnected))
+        }
+        #expect(await slow.stopped.isDone)
+    }
+
+    /// A GATT server whose stop takes a while, as BlueZ's (UnregisterAdvertisement,
+    /// UnregisterApplication, Disconnect) does.
+    struct SlowStoppingServer: MdocGattServer {
+        let inner: InMemoryGattWire.Server
+        let stopped = Flag()
+
+        func start(_ service: MdocGattService) async throws -> AsyncStream<MdocGattEvent> {
+            try await inner.start(service)
+        }
+
+        func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
+            try await inner.notify(characteristic, value)
+        }
+
+        func stop() async {
+            try? await Task.sleep(for: .milliseconds(300))
+            await inner.stop()
+            await stopped.set()
+        }
+    }
+
+    actor Flag {
+        private(set) var isDone = false
+        func set() { isDone = true }
+    }
 }
