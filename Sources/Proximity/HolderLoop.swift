@@ -44,12 +44,11 @@ final class HolderLoop {
     /// Whether the observer heard that the reader connected (told once, before its request).
     private var connectedTold = false
     private var holderOutputs: [HolderOutput] = []
-    /// The clock of the timeouts: when a reader showed up, whether it sent a message, when
-    /// the holder began to end the session, and whether the link was cut for good.
+    /// The clock of the timeouts: when a reader showed up, whether it sent a message, and
+    /// when the holder began to end the session.
     private var readerArrivedAt: ContinuousClock.Instant?
     private var messageReceived = false
     private var endingSince: ContinuousClock.Instant?
-    private var linkDropped = false
 
     init(
         _ setup: ProximityHolder, engagement: DeviceEngagement, eDeviceKey: PrivateKey,
@@ -277,7 +276,6 @@ final class HolderLoop {
 
     /// Cuts the link now: the transport closed as far as the engine knows.
     private func dropLink() async {
-        linkDropped = true
         await channel?.drop()
         closed(.disconnected)
     }
@@ -356,10 +354,10 @@ final class HolderLoop {
 
     // MARK: - The end
 
-    /// Whether the session is over: the link dropped or closed, or the reader ended it
+    /// Whether the session is over: the link closed (or was dropped), or the reader ended it
     /// (status 20: it disconnects, nothing more is said).
     private var isFinished: Bool {
-        linkDropped || channelClosed || (holder.isEnded && result.holderEnd == .readerEnded)
+        channelClosed || (holder.isEnded && result.holderEnd == .readerEnded)
     }
 
     private func release(_ links: HolderLinks) async {
