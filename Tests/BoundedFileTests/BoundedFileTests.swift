@@ -58,10 +58,22 @@ struct BoundedFileTests {
         let path = dir + "/fifo"
         #expect(mkfifo(path, 0o600) == 0)
         let writer = Thread {
-            let fd = open(path, O_WRONLY)
+            // The reader below may open the FIFO, find no writer yet, and close it again just
+            // after this open succeeded; a write then has no reader. With SIGPIPE at its
+            // default that kills the whole test process (signal 13), so the writer blocks it
+            // for its own thread and opens again until its bytes are taken.
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
             let bytes: [UInt8] = Array("hello".utf8)
-            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            close(fd)
+            while true {
+                let fd = open(path, O_WRONLY)
+                let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                let failure = errno
+                close(fd)
+                if written == bytes.count || failure != EPIPE { break }
+            }
         }
         writer.start()
         // Wait until the writer has the FIFO open.
