@@ -4,7 +4,9 @@ import Testing
 
 /// Both GATT roles of ``GattMessageChannel`` over one in-memory wire: a server-side channel
 /// and a client-side channel carry messages both ways, in chunks of the MTU, and end with
-/// State 0x02.
+/// State 0x02. A wait for something that must come allows 30 s (a whole `swift test` on two
+/// busy cores can hold a test up for 25-30 s at its start); a wait that must come back empty
+/// stays short.
 struct GattMessageChannelTests {
     static let uuid = BluetoothUUID(high: 0x1234, low: 0x5678)
     static let ident = BLEIdent(bytes: [UInt8](0..<16))!
@@ -30,16 +32,16 @@ struct GattMessageChannelTests {
         ] {
             let wire = InMemoryGattWire(mtu: 64)
             let (server, client) = try await Self.pair(wire, served: service, expectedIdent: ident)
-            #expect(await server.waitUntilStarted(timeout: .seconds(5)))
-            #expect(await client.waitUntilStarted(timeout: .seconds(5)))
+            #expect(await server.waitUntilStarted(timeout: .seconds(30)))
+            #expect(await client.waitUntilStarted(timeout: .seconds(30)))
             let request = [UInt8](repeating: 0xA5, count: 1000)
             let response = (0..<5000).map { UInt8(truncatingIfNeeded: $0) }
             try await client.send(request)
-            #expect(await server.receive(timeout: .seconds(5)) == .message(request))
+            #expect(await server.receive(timeout: .seconds(30)) == .message(request))
             try await server.send(response)
-            #expect(await client.receive(timeout: .seconds(5)) == .message(response))
+            #expect(await client.receive(timeout: .seconds(30)) == .message(response))
             await client.close()
-            #expect(await server.receive(timeout: .seconds(5)) == .closed(.peerEnded))
+            #expect(await server.receive(timeout: .seconds(30)) == .closed(.peerEnded))
             #expect(await wire.states.map(\.1) == [[0x01], [0x02]])
             #expect(await wire.clientDisconnected)
         }
@@ -50,8 +52,8 @@ struct GattMessageChannelTests {
         let other = BLEIdent(bytes: [UInt8](repeating: 9, count: 16))!
         let (server, client) = try await Self.pair(
             wire, served: .centralClient(Self.uuid, ident: Self.ident), expectedIdent: other)
-        #expect(await client.waitUntilStarted(timeout: .seconds(5)) == false)
-        #expect(await client.receive(timeout: .seconds(5)) == .closed(.protocolError(.identMismatch)))
+        #expect(await client.waitUntilStarted(timeout: .seconds(30)) == false)
+        #expect(await client.receive(timeout: .seconds(30)) == .closed(.protocolError(.identMismatch)))
         #expect(await server.waitUntilStarted(timeout: .milliseconds(200)) == false)
         #expect(await wire.states.isEmpty)
         await #expect(throws: MessageChannelError.closed) { try await client.send([1]) }
@@ -72,11 +74,11 @@ struct GattMessageChannelTests {
         let wire = InMemoryGattWire()
         let (server, client) = try await Self.pair(wire, served: .peripheralServer(Self.uuid), expectedIdent: nil)
         try await client.send([1, 2, 3])
-        #expect(await server.receive(timeout: .seconds(5)) == .message([1, 2, 3]))
+        #expect(await server.receive(timeout: .seconds(30)) == .message([1, 2, 3]))
         try await server.send([4, 5, 6])
-        #expect(await client.receive(timeout: .seconds(5)) == .message([4, 5, 6]))
+        #expect(await client.receive(timeout: .seconds(30)) == .message([4, 5, 6]))
         await wire.client.disconnect()
-        #expect(await server.receive(timeout: .seconds(5)) == .closed(.disconnectedAfterResponse))
+        #expect(await server.receive(timeout: .seconds(30)) == .closed(.disconnectedAfterResponse))
     }
 
     /// The peer's disconnect reaches the session through the channel's event pump; the
@@ -87,9 +89,9 @@ struct GattMessageChannelTests {
         let wire = InMemoryGattWire()
         let (server, client) = try await Self.pair(wire, served: .peripheralServer(Self.uuid), expectedIdent: nil)
         try await client.send([1, 2, 3])
-        #expect(await server.receive(timeout: .seconds(5)) == .message([1, 2, 3]))
+        #expect(await server.receive(timeout: .seconds(30)) == .message([1, 2, 3]))
         await wire.client.disconnect()
-        #expect(await server.receive(timeout: .seconds(5)) == .closed(.disconnected))
+        #expect(await server.receive(timeout: .seconds(30)) == .closed(.disconnected))
         #expect(await wire.serverStopped)
         #expect(await wire.serverStoppedInCancelledTask == false)
     }
@@ -104,10 +106,10 @@ struct GattMessageChannelTests {
             serviceUUID: Self.uuid, characteristics: MdocBluetoothUUIDs.peripheralServer)
         let client = try await GattMessageChannel.connected(
             wire.client, connection: connection, expectedIdent: nil, options: Self.options)
-        #expect(await server.waitUntilStarted(timeout: .seconds(5)))
+        #expect(await server.waitUntilStarted(timeout: .seconds(30)))
         #expect(await server.mtu == 103)
         try await server.send([UInt8](repeating: 7, count: 1000))
-        #expect(await client.receive(timeout: .seconds(5)) == .message([UInt8](repeating: 7, count: 1000)))
+        #expect(await client.receive(timeout: .seconds(30)) == .message([UInt8](repeating: 7, count: 1000)))
     }
 
     /// The client learns the MTU from its connection, before any MTU event: the cap applies
@@ -123,10 +125,10 @@ struct GattMessageChannelTests {
         #expect(connection.mtu == 517)
         let client = try await GattMessageChannel.connected(
             wire.client, connection: connection, expectedIdent: Self.ident, options: options)
-        #expect(await client.waitUntilStarted(timeout: .seconds(5)))
+        #expect(await client.waitUntilStarted(timeout: .seconds(30)))
         #expect(await client.mtu == 103)
         try await client.send([UInt8](repeating: 7, count: 1000))
-        #expect(await server.receive(timeout: .seconds(5)) == .message([UInt8](repeating: 7, count: 1000)))
+        #expect(await server.receive(timeout: .seconds(30)) == .message([UInt8](repeating: 7, count: 1000)))
     }
 
     /// A message for a client that never subscribed waits, and the channel says since when;
@@ -138,14 +140,14 @@ struct GattMessageChannelTests {
         // The client connects and writes State 0x01 without subscribing to Server2Client.
         _ = try await wire.client.connect(serviceUUID: Self.uuid, characteristics: MdocBluetoothUUIDs.peripheralServer)
         try await wire.client.write(.state, [0x01])
-        #expect(await server.waitUntilStarted(timeout: .seconds(5)))
+        #expect(await server.waitUntilStarted(timeout: .seconds(30)))
         #expect(await server.outputWaitingSince == nil)
         let before = ContinuousClock.now
         try await server.send([1, 2, 3])
         let since = try #require(await server.outputWaitingSince)
         #expect(since >= before)
         await server.drop()
-        #expect(await server.receive(timeout: .seconds(5)) == .closed(.disconnected))
+        #expect(await server.receive(timeout: .seconds(30)) == .closed(.disconnected))
         #expect(await wire.serverStopped)
         #expect(await wire.states.map(\.1) == [[0x01]])
         #expect(await server.close() == .disconnected)
@@ -155,9 +157,9 @@ struct GattMessageChannelTests {
     @Test func closeReportsHowTheSessionEnded() async throws {
         let wire = InMemoryGattWire()
         let (server, client) = try await Self.pair(wire, served: .peripheralServer(Self.uuid), expectedIdent: nil)
-        #expect(await server.waitUntilStarted(timeout: .seconds(5)))
+        #expect(await server.waitUntilStarted(timeout: .seconds(30)))
         #expect(await client.close() == .localEnded)
-        #expect(await server.receive(timeout: .seconds(5)) == .closed(.peerEnded))
+        #expect(await server.receive(timeout: .seconds(30)) == .closed(.peerEnded))
         #expect(await server.close() == .peerEnded)
     }
 
@@ -177,14 +179,14 @@ struct GattMessageChannelTests {
         let client = try await GattMessageChannel.connected(
             wire.client, connection: connection, expectedIdent: nil, options: Self.options)
         try await client.send([1, 2, 3])
-        #expect(await server.receive(timeout: .seconds(5)) == .message([1, 2, 3]))
+        #expect(await server.receive(timeout: .seconds(30)) == .message([1, 2, 3]))
         await wire.client.disconnect()
         if dropMeanwhile {
             // The pump has taken the disconnect and is in the 300 ms stop.
             try await Task.sleep(for: .milliseconds(50))
             await server.drop()
         } else {
-            #expect(await server.receive(timeout: .seconds(5)) == .closed(.disconnected))
+            #expect(await server.receive(timeout: .seconds(30)) == .closed(.disconnected))
         }
         #expect(await slow.stopped.isDone)
     }

@@ -9,9 +9,9 @@ struct L2CAPMessageChannelTests {
         let (ours, theirs) = InMemoryL2CAPChannel.pair()
         let channel = L2CAPMessageChannel(channel: ours, maximumMessageSize: 1024)
         try await theirs.send(try L2CAPFraming.frame([1, 2]) + L2CAPFraming.frame([]))
-        #expect(await channel.receive(timeout: .seconds(5)) == .message([1, 2]))
-        #expect(await channel.receive(timeout: .seconds(5)) == .closed(.peerEnded))
-        #expect(await channel.receive(timeout: .seconds(5)) == .closed(.peerEnded))
+        #expect(await channel.receive(timeout: .seconds(30)) == .message([1, 2]))
+        #expect(await channel.receive(timeout: .seconds(30)) == .closed(.peerEnded))
+        #expect(await channel.receive(timeout: .seconds(30)) == .closed(.peerEnded))
         #expect(ours.isClosed)
     }
 
@@ -20,7 +20,7 @@ struct L2CAPMessageChannelTests {
         let channel = L2CAPMessageChannel(channel: ours, maximumMessageSize: 10)
         try await theirs.send([0, 0, 0, 11])
         #expect(
-            await channel.receive(timeout: .seconds(5))
+            await channel.receive(timeout: .seconds(30))
                 == .closed(.protocolError(.messageTooLarge(size: 11, limit: 10))))
         #expect(ours.isClosed)
     }
@@ -33,7 +33,7 @@ struct L2CAPMessageChannelTests {
         try await channel.send([9])
         #expect(try await theirs.receive() == [0, 0, 0, 1, 9])
         theirs.close()
-        #expect(await channel.receive(timeout: .seconds(5)) == .closed(.disconnectedAfterResponse))
+        #expect(await channel.receive(timeout: .seconds(30)) == .closed(.disconnectedAfterResponse))
         await #expect(throws: MessageChannelError.closed) { try await channel.send([1]) }
     }
 }

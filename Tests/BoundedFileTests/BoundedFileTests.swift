@@ -17,7 +17,7 @@ struct BoundedFileTests {
         #expect(throws: BoundedFileError.tooLarge(path: "/dev/zero", what: "credential file", limit: 16 << 20)) {
             try BoundedFile.read("/dev/zero", limit: InputLimit.credential, what: "credential file")
         }
-        #expect(clock.now - start < .seconds(5))
+        #expect(clock.now - start < .seconds(30), "reading went on past the limit")
     }
 
     @Test func aFileAtTheLimitIsReadAndOneByteMoreIsRefused() throws {
@@ -49,7 +49,7 @@ struct BoundedFileTests {
         #expect(throws: BoundedFileError.fifoWithoutWriter(path: path, what: "credential file")) {
             try BoundedFile.read(path, limit: 10, what: "credential file")
         }
-        #expect(clock.now - start < .seconds(2))
+        #expect(clock.now - start < .seconds(30), "the read waited for a writer")
     }
 
     @Test func aFIFOWithAWriterIsReadToItsEnd() async throws {
