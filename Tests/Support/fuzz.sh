@@ -5,6 +5,7 @@
 #
 # Usage: Tests/Support/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   (default 60 s, every target)
 #        FUZZ_RUNS=N Tests/Support/fuzz.sh 0 TARGET...            (N executions instead of a time)
+#        FUZZ_JOBS=N ...                          (N fuzzing processes at once: libFuzzer fork mode)
 #
 # Each target's work corpus is fuzz-corpus/TARGET/ (ignored by git), seeded from
 # Tests/Support/fuzz-seeds.py, the committed corpus Tests/Support/fuzz-corpus/TARGET/ and the
@@ -36,12 +37,14 @@ for target in "${targets[@]}"; do
   # service parses its configuration once per process (docs/fuzzing.md).
   extra=(-detect_leaks=1)
   export ASAN_OPTIONS=detect_leaks=1
-  # The leak also grows the process by about 1.2 KB per execution, past -rss_limit_mb after
-  # about 1.7 million: toml runs in libFuzzer's fork mode, a series of short child processes
-  # on one shared corpus, which still stops at the first crash, timeout or out-of-memory.
-  if [ "$target" = toml ]; then
-    extra=(-detect_leaks=0 -fork=1 -ignore_crashes=0 -ignore_timeouts=0 -ignore_ooms=0)
-    export ASAN_OPTIONS=detect_leaks=0
+  if [ "$target" = toml ]; then extra=(-detect_leaks=0); export ASAN_OPTIONS=detect_leaks=0; fi
+  # Fork mode: short child processes on one shared corpus, FUZZ_JOBS of them at once, still
+  # stopping at the first crash, timeout or out-of-memory. toml always runs so: the leak
+  # also grows one process by about 1.2 KB per execution, past -rss_limit_mb after about
+  # 1.7 million executions.
+  jobs=${FUZZ_JOBS:-1}
+  if [ "$target" = toml ] || [ "$jobs" -gt 1 ]; then
+    extra+=(-fork="$jobs" -ignore_crashes=0 -ignore_timeouts=0 -ignore_ooms=0)
   fi
   log=fuzz-corpus/$target.log
   FUZZ_TARGET=$target "$fuzzer" "$work" "${limit[@]}" "${extra[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
