@@ -57,7 +57,8 @@ for target in "${targets[@]}"; do
   if [ -z "$runs" ]; then
     runs=$(sed -n 's/^#\([0-9]*\).*/\1/p' <<<"$last")
     took=$(sed -n 's/^INFO: exiting: [0-9]* time: \([0-9]*\)s.*/\1/p' "$log" | tail -1)
-    rate=$((runs / ${took:-1}))
+    runs=${runs:-0} took=${took:-0}
+    rate=$((runs / (took > 0 ? took : 1)))
   fi
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
