@@ -188,14 +188,13 @@ struct GattMessageChannelTests {
         } else {
             #expect(await server.receive(timeout: .seconds(30)) == .closed(.disconnected))
         }
-        #expect(await slow.stopped.isDone)
+        #expect(await wire.serverStopped)
     }
 
     /// A GATT server whose stop takes a while, as BlueZ's (UnregisterAdvertisement,
     /// UnregisterApplication, Disconnect) does.
     struct SlowStoppingServer: MdocGattServer {
         let inner: InMemoryGattWire.Server
-        let stopped = Flag()
 
         func start(_ service: MdocGattService) async throws -> AsyncStream<MdocGattEvent> {
             try await inner.start(service)
@@ -208,12 +207,6 @@ struct GattMessageChannelTests {
         func stop() async {
             try? await Task.sleep(for: .milliseconds(300))
             await inner.stop()
-            await stopped.set()
         }
-    }
-
-    actor Flag {
-        private(set) var isDone = false
-        func set() { isDone = true }
     }
 }
