@@ -27,6 +27,7 @@ test: test-deps
 	Tests/Support/vci-test.sh .build/debug
 	Tests/Support/fuzz-replay.sh .build/debug
 	Tests/Support/ble-bluezoo-test.sh .build/debug
+	Tests/Support/hostile-text-test.sh .build/debug
 	Tests/Support/conformance-test.sh .build/debug
 	Tests/Support/secure-area-test.sh .build/debug
 	Tests/Support/packaging-test.sh .build/debug

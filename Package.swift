@@ -16,11 +16,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        // Resolved for async-http-client anyway; named for the types its API uses (ByteBuffer,
-        // HTTPHeaders, TLSConfiguration).
+        // The plain-HTTP loopback listener of the authorization code flow. HTTPS goes through
+        // libcurl and the system's OpenSSL (the Curl target): no TLS library is compiled in.
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [
         // C libraries, each reached from exactly one Swift target.
@@ -31,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CPKCS11", pkgConfig: "p11-kit-1", providers: [.apt(["libp11-kit-dev"])]),
+        // HTTPS through the system's OpenSSL 3 (Debian's libcurl4-openssl-dev).
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Swift wrappers.
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
@@ -40,6 +40,9 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         // L2CAP connection-oriented channels over libbluetooth sockets.
         .target(name: "L2CAP", dependencies: ["CBluetooth"]),
+        // HTTPS exchanges (libcurl): a total deadline, a size cap, a check of every address
+        // before a socket is made for it.
+        .target(name: "Curl", dependencies: ["CCurl"]),
 
         // BlueZ D-Bus client: knows nothing of mdocs.
         // Bluetooth values every layer shares (one UUID type), no C.
@@ -55,9 +58,14 @@ let package = Package(
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
         .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE"]),
         .target(name: "BoundedFile"),
+        // The one rule for text from outside on its way to a terminal, a log or an error
+        // message: control and bidirectional characters escaped, length bounded. No C.
+        .target(name: "PrintableText"),
         .target(
             name: "Consent",
-            dependencies: ["MdocCrypto", "BoundedFile", .product(name: "TOMLKit", package: "TOMLKit")]),
+            dependencies: [
+                "MdocCrypto", "BoundedFile", "PrintableText", .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
         .target(
             name: "Presentation",
             dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent", "SecureArea", "SDJWT"]),
@@ -93,18 +101,18 @@ let package = Package(
             name: "OpenID4VP",
             dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation", "BoundedFile", "SDJWT"]),
         // Receiving credentials: OpenID4VCI 1.0 offers, metadata, tokens, proofs, responses.
-        .target(name: "OpenID4VCI", dependencies: ["JOSE", "MdocCrypto", "OpenID4VP", "Consent"]),
-        // The OpenID4VP and OpenID4VCI flows over HTTPS (AsyncHTTPClient): fetch, verify, consent,
+        .target(name: "OpenID4VCI", dependencies: ["JOSE", "MdocCrypto", "OpenID4VP", "Consent", "PrintableText"]),
+        // The OpenID4VP and OpenID4VCI flows over HTTPS (libcurl, the Curl target): fetch, verify, consent,
         // respond or store, record.
         .target(
             name: "OnlineTransport",
             dependencies: [
                 "OpenID4VP", "OpenID4VCI", "Wallet", "Consent", "Presentation", "ISO18013", "MdocCrypto", "JOSE",
-                "SDJWT", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "PrintableText", "SDJWT", "Curl",
+                // The loopback redirect listener of the authorization code flow (plain HTTP).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
 
         // `mdoc-holder serve`: the D-Bus service (Holder1, AgentManager1, agent consent, kiosk).
@@ -113,6 +121,7 @@ let package = Package(
             dependencies: [
                 "DBus", "BlueZ", "BLETransport", "BLEBlueZ", "Proximity", "Wallet", "Consent", "Presentation",
                 "OnlineTransport", "OpenID4VP", "OpenID4VCI", "ISO18013", "MdocCrypto", "QRCode", "SecureArea",
+                "PrintableText",
             ]),
 
         // What the command-line tools share: certificate files (PEM or DER), --consent,
@@ -125,7 +134,7 @@ let package = Package(
             dependencies: [
                 "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
                 "BLETransport", "BLEBlueZ", "BlueZ", "HolderService", "SecureArea", "BoundedFile", "CommandLineSupport",
-                "SDJWT", "JOSE", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SDJWT", "JOSE", "PrintableText", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-reader",
@@ -167,8 +176,9 @@ let package = Package(
         .testTarget(
             name: "WalletTests",
             dependencies: ["Wallet", "Presentation", "MdocIssuer", "TestSupport", "SecureArea", "SDJWT", "JOSE"]),
-        .testTarget(name: "ConsentTests", dependencies: ["Consent", "TestSupport"]),
+        .testTarget(name: "ConsentTests", dependencies: ["Consent", "PrintableText", "TestSupport"]),
         .testTarget(name: "BoundedFileTests", dependencies: ["BoundedFile"]),
+        .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(
             name: "PresentationTests",
             dependencies: ["Presentation", "Wallet", "MdocIssuer", "TestSupport", "SecureArea"]),
@@ -221,7 +231,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "OnlineTransportTests",
-            dependencies: ["OnlineTransport", "OpenID4VP", "Wallet", "Consent", "JOSE", "MdocCrypto", "SecureArea"]),
+            dependencies: [
+                "OnlineTransport", "OpenID4VP", "Wallet", "Consent", "JOSE", "MdocCrypto", "SecureArea", "Curl",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

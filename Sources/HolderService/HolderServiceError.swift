@@ -1,4 +1,5 @@
 import DBus
+import PrintableText
 
 /// Why the service refused or could not do something, as its D-Bus clients see it: an
 /// `org.mdocholder.Error.*` name and a message that says what to do. Messages name adapters,
@@ -70,9 +71,13 @@ public enum HolderServiceError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// The error as a D-Bus error reply, its message at most ``replyLimit`` characters (a
-    /// message may carry caller text).
+    /// message may carry caller text) and shown through ``RemoteText`` (it may carry a reader's,
+    /// an issuer's or a verifier's words): every D-Bus error the service sends passes here.
     public var dbusError: DBusError {
-        DBusError(name: name, message: CallerText.bounded(description, limit: Self.replyLimit))
+        DBusError(
+            name: name,
+            message: RemoteText.printable(
+                CallerText.bounded(description, limit: Self.replyLimit), limit: Self.replyLimit + 40))
     }
 
     static let replyLimit = 1024

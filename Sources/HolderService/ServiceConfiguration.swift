@@ -1,5 +1,6 @@
 import Consent
 import MdocCrypto
+import OnlineTransport
 import OpenID4VP
 import Presentation
 import Proximity
@@ -37,6 +38,8 @@ public struct ServiceConfiguration: Sendable {
     /// Online presentation: who may sign requests, extra TLS roots.
     public var verifierTrust: VerifierTrustConfiguration
     public var tlsCAs: [Certificate]
+    /// The bounds of every HTTPS exchange (`serve --http-timeout`: the deadline).
+    public var httpLimits = HTTPFetcher.Limits()
     /// Kiosk mode: a proximity session always armed on `defaultAdapter`.
     public var kiosk: KioskConfiguration?
     /// Where device keys live (`--secure-area`, `--kek-file`, `--tpm-tcti`; the KEK from the

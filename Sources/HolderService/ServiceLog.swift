@@ -1,9 +1,11 @@
 import Foundation
+import PrintableText
 
 /// The service's log on standard error, one line per event. Under systemd (JOURNAL_STREAM
 /// set) each line starts with its syslog priority (`<3>` error … `<7>` debug), which journald
 /// reads as the entry's priority. Lines name sessions, adapters, doc types, element
-/// identifiers and requester names; never claim values, keys or session secrets.
+/// identifiers and requester names (escaped by ``oneLine(_:)``); never claim values, keys or
+/// session secrets.
 public struct ServiceLog: Sendable {
     public enum Priority: Int, Sendable {
         case error = 3
@@ -17,10 +19,22 @@ public struct ServiceLog: Sendable {
     public let journal: Bool
     private let sink: @Sendable (String) -> Void
 
-    /// Logs to standard error; prefixes when JOURNAL_STREAM is set in `environment`.
+    /// Logs to standard error; prefixes when JOURNAL_STREAM is set in `environment`. A line
+    /// standard error does not take (a closed terminal answers EIO) is dropped, not a crash.
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.init(journal: environment["JOURNAL_STREAM"] != nil) { line in
-            FileHandle.standardError.write(Data(line.utf8))
+            let bytes = Array(line.utf8)
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
         }
     }
 
@@ -44,12 +58,12 @@ public struct ServiceLog: Sendable {
     /// from outside: a requester's name, a caller's option).
     static let lineLimit = 2048
 
-    /// `text` on one line: control characters (a requester's chosen name may hold some)
-    /// become U+FFFD, so one event is one journal entry; at most ``lineLimit`` characters.
+    /// `text` on one line through ``RemoteText`` (a requester's chosen name, a doc type or a
+    /// certificate name may hold control characters, escape sequences, bidirectional controls,
+    /// newlines: they are shown escaped), so one event is one journal entry that cannot drive the
+    /// terminal reading it; at most ``lineLimit`` characters. Every line the service logs passes
+    /// here.
     static func oneLine(_ text: String) -> String {
-        let line = String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
-        return CallerText.bounded(line, limit: lineLimit)
+        RemoteText.printable(text, limit: lineLimit)
     }
 }

@@ -50,15 +50,17 @@ extension SessionManager {
         throw .failed("session \(id) ended without a result")
     }
 
-    /// One issuance; its result for the caller and the reason its Ended carries.
-    private static func runIssuance(
+    /// One issuance; its result for the caller and the reason its Ended carries. Off the actor
+    /// (`@concurrent`), so reading an offer and its metadata never holds up other calls.
+    @concurrent private static func runIssuance(
         _ id: UInt64, offer: String, options: ReceiveOptions, prompt: SignalingConsentPrompt,
         environment: ServiceEnvironment
     ) async -> (Result<ReceivedCredentials, HolderServiceError>, String) {
         let (configuration, log, signals) = (environment.configuration, environment.log, environment.signals)
         let issuance = CredentialIssuance(
             trustAnchors: configuration.issuerTrust, tlsCAs: configuration.tlsCAs, secureArea: options.secureArea,
-            batch: options.batch, wait: .seconds(options.wait), authorizationCodeFlow: false)
+            batch: options.batch, limits: configuration.httpLimits, wait: .seconds(options.wait),
+            authorizationCodeFlow: false)
         do {
             let outcome = try await issuance.run(
                 offer: offer.trimmingCharacters(in: .whitespacesAndNewlines), store: environment.store,

@@ -211,14 +211,16 @@ actor SessionManager {
         return id
     }
 
-    private static func runOnline(
+    /// One online presentation, off the actor (`@concurrent`): reading the request and
+    /// matching its query never hold up other calls.
+    @concurrent private static func runOnline(
         _ id: UInt64, url: String, prompt: SignalingConsentPrompt, environment: ServiceEnvironment
     ) async -> String {
         let configuration = environment.configuration
         do {
             let outcome = try await OnlinePresentation.run(
                 url: url, store: environment.store, consent: prompt, verifierTrust: configuration.verifierTrust,
-                tlsCAs: configuration.tlsCAs)
+                tlsCAs: configuration.tlsCAs, limits: configuration.httpLimits)
             let sent = outcome.records.filter { $0.outcome == .sent }
             if outcome.isSent {
                 environment.signals.responseSent(

@@ -109,7 +109,12 @@ private struct JSONReader {
     }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     mutating func value(depth: Int) throws(JOSEError) -> JSONValue {
@@ -193,6 +198,7 @@ private struct JSONReader {
 
     mutating func string() throws(JOSEError) -> String {
         index += 1  // the opening quote
+        let start = index
         var scalars = String.UnicodeScalarView()
         var runStart = index
         func flushRun(_ end: Int) throws(JOSEError) {
@@ -205,6 +211,14 @@ private struct JSONReader {
         while true {
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
+            if byte == UInt8(ascii: "\""), runStart == start {
+                // No escape: the text as it stands.
+                guard let text = String(validating: bytes[start..<index], as: UTF8.self) else {
+                    throw fail("invalid UTF-8")
+                }
+                index += 1
+                return text
+            }
             if byte == UInt8(ascii: "\"") {
                 try flushRun(index)
                 index += 1

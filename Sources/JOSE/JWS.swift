@@ -102,12 +102,21 @@ public struct JWS: Sendable {
         return object
     }
 
+    /// How many `x5c` certificates are read (a leaf and its intermediates; RFC 7515 allows the
+    /// root too).
+    public static let maximumChainLength = 16
+
     /// The `x5c` header (RFC 7515 section 4.1.6): standard base64 (not base64url) DER
-    /// certificates, the signer's first. Empty when absent.
+    /// certificates, the signer's first. Empty when absent; more than ``maximumChainLength``
+    /// is refused.
     public func certificateChain() throws(JOSEError) -> [Certificate] {
         guard let value = header["x5c"] else { return [] }
         guard let entries = value.arrayValue, !entries.isEmpty else {
             throw .malformed("x5c is not a non-empty array")
+        }
+        // A chain is a leaf and a few intermediates: more is not parsed.
+        guard entries.count <= Self.maximumChainLength else {
+            throw .malformed("x5c has \(entries.count) certificates; at most \(Self.maximumChainLength) are read")
         }
         var chain: [Certificate] = []
         for entry in entries {

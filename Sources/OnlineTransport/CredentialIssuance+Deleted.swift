@@ -1,4 +1,5 @@
 import Consent
+import Curl
 import Foundation
 import ISO18013
 import JOSE
@@ -20,13 +21,17 @@ extension CredentialIssuance {
             throw .setup(error)
         }
         let body = NotificationRequest(notificationID: pending.notificationID, event: .credentialDeleted).body
+        // The endpoint was named by the issuer's metadata: it may lead where the issuer itself is.
+        var issuerAddresses: [IPAddress] = []
+        if let host = URLComponents(string: pending.issuer)?.host { issuerAddresses = await IPAddress.resolve(host) }
+        let policy = EndpointPolicy(namedBy: "the issuer", partyAddresses: issuerAddresses)
         let result: Result<HTTPResponse, HTTPFetchError>
         do {
             result = .success(
                 try await fetcher.send(
                     pending.endpoint, method: "POST",
                     headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(pending.token)")],
-                    body: body))
+                    body: body, policy: policy))
         } catch {
             result = .failure(error)
         }

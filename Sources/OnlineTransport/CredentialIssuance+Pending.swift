@@ -75,10 +75,17 @@ extension IssuanceFlow {
                 }
             }
             // The issuer's metadata again: whether answers are to be encrypted (with a new key).
+            // Where it answers from decides the addresses the stored endpoints may have (none
+            // but public ones when it does not answer).
             encryption = nil
-            if let url = IssuerIdentifier.wellKnown(pending.issuer, suffix: CredentialIssuerMetadata.wellKnownSuffix),
-                let answer = try? await get(
-                    url, what: "fetching the issuer's metadata", accept: SignedIssuerMetadata.accept),
+            remote = EndpointPolicy(namedBy: "the issuer", partyAddress: nil)
+            var answer: HTTPResponse?
+            if let url = IssuerIdentifier.wellKnown(pending.issuer, suffix: CredentialIssuerMetadata.wellKnownSuffix) {
+                answer = try? await get(
+                    url, what: "fetching the issuer's metadata", accept: SignedIssuerMetadata.accept)
+            }
+            if let answer { remote = EndpointPolicy(namedBy: "the issuer", partyAddress: answer.remoteAddress) }
+            if let answer,
                 let metadata = try? SignedIssuerMetadata.metadata(
                     body: answer.body, contentType: answer.contentType, issuer: pending.issuer,
                     trustAnchors: issuance.trustAnchors, at: issuance.now())

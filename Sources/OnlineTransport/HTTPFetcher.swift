@@ -1,9 +1,6 @@
-import AsyncHTTPClient
+import Curl
 import Foundation
 import MdocCrypto
-import NIOCore
-import NIOHTTP1
-import NIOSSL
 
 /// A response as the online flow reads it: the status, the media type and at most
 /// ``HTTPFetcher/Limits/maximumResponseBytes`` of body.
@@ -16,13 +13,19 @@ public struct HTTPResponse: Sendable {
     public let body: [UInt8]
     /// The response headers, names lowercased (the last of a repeated header).
     public let headers: [String: String]
+    /// The address the answer came from (the address connected to).
+    public let remoteAddress: IPAddress?
 
-    public init(host: String, status: Int, contentType: String?, body: [UInt8], headers: [String: String] = [:]) {
+    public init(
+        host: String, status: Int, contentType: String?, body: [UInt8], headers: [String: String] = [:],
+        remoteAddress: IPAddress? = nil
+    ) {
         self.host = host
         self.status = status
         self.contentType = contentType
         self.body = body
         self.headers = headers
+        self.remoteAddress = remoteAddress
     }
 
     /// 2xx.
@@ -47,6 +50,9 @@ public enum HTTPFetchError: Error, Sendable, Equatable, CustomStringConvertible 
     case responseTooLarge(host: String, limit: Int)
     /// The server answered with a redirect; redirects are not followed.
     case redirectRefused(host: String, status: Int)
+    /// The endpoint's address is one the exchange's ``EndpointPolicy`` refuses; nothing was
+    /// connected to.
+    case addressRefused(host: String, reason: String)
     /// Another failure of the exchange.
     case failed(host: String, reason: String)
 
@@ -66,26 +72,34 @@ public enum HTTPFetchError: Error, Sendable, Equatable, CustomStringConvertible 
             return "the answer of \(host) is larger than \(limit) bytes"
         case .redirectRefused(let host, let status):
             return "\(host) answered with a redirect (HTTP \(status)), which is not followed"
+        case .addressRefused(let host, let reason):
+            return "refusing to connect to \(host): \(reason)"
         case .failed(let host, let reason):
             return "the exchange with \(host) failed: \(reason)"
         }
     }
 }
 
-/// HTTPS GET and form POST over AsyncHTTPClient, for the OpenID4VP flow.
+/// HTTPS GET and POST over libcurl (the `Curl` target), for the OpenID4VP and OpenID4VCI
+/// flows.
 ///
-/// - TLS is always verified (full verification: chain and host name) against the system
-///   trust store plus the ``Limits``' extra CA certificates (`--tls-ca`, for private
-///   deployments and tests); TLS 1.2 at least.
+/// - TLS is always verified (chain and host name) against the system trust store
+///   (/etc/ssl/certs) plus the extra CA certificates given (`--tls-ca`, for private
+///   deployments and tests); TLS 1.2 at least; the system's OpenSSL 3.
 /// - Only https URLs are fetched; redirects are not followed (a 3xx is an error).
-/// - Bounded: a connect timeout, a deadline for the whole exchange (body included), a cap
-///   on the answer's size; a failed connection is reported at once, not retried.
+/// - Bounded: a connect timeout, a deadline for the whole exchange (connection, TLS, request
+///   and the complete answer: a server that trickles its body is cut off at the deadline), a
+///   cap on the answer's size; a failed connection is reported at once, not retried.
+/// - Each exchange may carry an ``EndpointPolicy``: the address about to be connected to is
+///   checked first, and refused (no connection attempted) when the policy says so.
+/// - Proxies in the environment (`https_proxy`) are not used: the address checked is always
+///   the endpoint's own.
 ///
-/// Call ``shutdown()`` once done (before the fetcher goes away).
+/// ``shutdown()`` is kept for callers; every exchange has its own connection.
 public final class HTTPFetcher: Sendable {
     /// The bounds of every exchange.
     public struct Limits: Sendable {
-        /// Time to establish the TCP connection.
+        /// Time to establish the TCP connection and the TLS session.
         public var connectTimeout: Duration
         /// Time for the whole exchange: connection, TLS, request, the complete answer.
         public var requestTimeout: Duration
@@ -100,56 +114,47 @@ public final class HTTPFetcher: Sendable {
             self.requestTimeout = requestTimeout
             self.maximumResponseBytes = maximumResponseBytes
         }
+
+        /// The default limits with `--http-timeout SECONDS` (nil: 30 s) as the deadline of
+        /// every exchange; the connect timeout is never longer than that.
+        public static func deadline(seconds: Int?) -> Limits {
+            guard let seconds, seconds > 0 else { return Limits() }
+            return Limits(connectTimeout: .seconds(min(10, seconds)), requestTimeout: .seconds(seconds))
+        }
     }
 
     /// The `User-Agent` sent.
     public static let userAgent = "mdoc-holder"
 
     public let limits: Limits
-    private let client: HTTPClient
+    /// The extra CA certificates, PEM (nil: the system trust store alone).
+    private let additionalCAsPEM: [UInt8]?
+    /// The system trust store's directory (tests point it elsewhere).
+    let systemCAPath: String
 
     /// - Parameters:
     ///   - additionalTrustRoots: CA certificates trusted besides the system trust store.
     ///   - limits: timeouts and the answer size cap.
-    /// - Throws: ``HTTPFetchError/failed(host:reason:)`` when a certificate cannot be loaded.
-    public init(additionalTrustRoots: [Certificate] = [], limits: Limits = Limits()) throws(HTTPFetchError) {
+    public convenience init(additionalTrustRoots: [Certificate] = [], limits: Limits = Limits()) throws(HTTPFetchError)
+    {
+        self.init(additionalTrustRoots: additionalTrustRoots, limits: limits, systemCAPath: "/etc/ssl/certs")
+    }
+
+    init(additionalTrustRoots: [Certificate], limits: Limits, systemCAPath: String) {
         self.limits = limits
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.certificateVerification = .fullVerification
-        tls.minimumTLSVersion = .tlsv12
-        tls.trustRoots = .default
-        // Closing waits this long for the server's close_notify (NIOSSL's default is 5 s): a
-        // server that timed out must not hold the holder up on the way out.
-        tls.shutdownTimeout = .seconds(1)
-        if !additionalTrustRoots.isEmpty {
-            var certificates: [NIOSSLCertificate] = []
-            for certificate in additionalTrustRoots {
-                do {
-                    certificates.append(try NIOSSLCertificate(bytes: certificate.der, format: .der))
-                } catch {
-                    throw .failed(host: "-", reason: "a TLS CA certificate cannot be loaded")
-                }
-            }
-            tls.additionalTrustRoots = [.certificates(certificates)]
-        }
-        var configuration = HTTPClient.Configuration(
-            tlsConfiguration: tls, redirectConfiguration: .disallow,
-            timeout: HTTPClient.Configuration.Timeout(
-                connect: Self.timeAmount(limits.connectTimeout), read: Self.timeAmount(limits.requestTimeout)),
-            decompression: .disabled)
-        // Report a failed connection (refused, TLS) at once instead of retrying until the deadline.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        self.systemCAPath = systemCAPath
+        additionalCAsPEM =
+            additionalTrustRoots.isEmpty ? nil : Array(additionalTrustRoots.map(Self.pem).joined().utf8)
     }
 
-    /// Closes the connections. Call once, when done.
-    public func shutdown() async {
-        try? await client.shutdown()
-    }
+    /// Nothing to close: kept so callers need not change.
+    public func shutdown() async {}
 
-    /// GET `url` with `Accept: accept`.
-    public func get(_ url: String, accept: String) async throws(HTTPFetchError) -> HTTPResponse {
-        try await exchange(url, method: .GET, headers: [("Accept", accept)], body: nil)
+    /// GET `url` with `Accept: accept`; `policy`: the addresses it may connect to.
+    public func get(_ url: String, accept: String, policy: EndpointPolicy = .unrestricted) async throws(HTTPFetchError)
+        -> HTTPResponse
+    {
+        try await exchange(url, method: "GET", headers: [("Accept", accept)], body: nil, policy: policy)
     }
 
     /// POST a form body (`application/x-www-form-urlencoded`) to `url`.
@@ -157,21 +162,23 @@ public final class HTTPFetcher: Sendable {
     /// - Parameters:
     ///   - form: the encoded body.
     ///   - accept: the `Accept` header, if any.
-    public func postForm(_ url: String, form: String, accept: String? = nil) async throws(HTTPFetchError)
-        -> HTTPResponse
-    {
+    ///   - policy: the addresses it may connect to.
+    public func postForm(
+        _ url: String, form: String, accept: String? = nil, policy: EndpointPolicy = .unrestricted
+    ) async throws(HTTPFetchError) -> HTTPResponse {
         var headers = [("Content-Type", "application/x-www-form-urlencoded")]
         if let accept { headers.append(("Accept", accept)) }
-        return try await exchange(url, method: .POST, headers: headers, body: Array(form.utf8))
+        return try await exchange(url, method: "POST", headers: headers, body: Array(form.utf8), policy: policy)
     }
 
     /// Sends `body` (if any) with `method` and `headers` to `url`; the answer keeps its headers
     /// (OpenID4VCI reads `DPoP-Nonce` and `WWW-Authenticate`). Header values are never
-    /// logged or put in errors.
-    public func send(_ url: String, method: String, headers: [(String, String)], body: [UInt8]?)
-        async throws(HTTPFetchError) -> HTTPResponse
-    {
-        try await exchange(url, method: HTTPMethod(rawValue: method), headers: headers, body: body)
+    /// logged or put in errors; one carrying a line break is refused.
+    public func send(
+        _ url: String, method: String, headers: [(String, String)], body: [UInt8]?,
+        policy: EndpointPolicy = .unrestricted
+    ) async throws(HTTPFetchError) -> HTTPResponse {
+        try await exchange(url, method: method, headers: headers, body: body, policy: policy)
     }
 
     /// Checks that `url` is an https URL with a host; returns the host.
@@ -184,88 +191,75 @@ public final class HTTPFetcher: Sendable {
         return host
     }
 
-    private func exchange(_ url: String, method: HTTPMethod, headers: [(String, String)], body: [UInt8]?)
-        async throws(HTTPFetchError) -> HTTPResponse
-    {
+    private func exchange(
+        _ url: String, method: String, headers: [(String, String)], body: [UInt8]?, policy: EndpointPolicy
+    ) async throws(HTTPFetchError) -> HTTPResponse {
         let host = try Self.checkedHost(url)
-        var request = HTTPClientRequest(url: url)
-        request.method = method
-        request.headers.add(name: "User-Agent", value: Self.userAgent)
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let deadline = NIODeadline.now() + Self.timeAmount(limits.requestTimeout)
+        var filter: (@Sendable (IPAddress) -> String?)?
+        if policy.allowed != nil {
+            filter = { @Sendable address in policy.refusal(address) }
+        }
+        let request = CurlRequest(
+            url: url, method: method, headers: [("User-Agent", Self.userAgent)] + headers, body: body,
+            timeout: limits.requestTimeout, connectTimeout: min(limits.connectTimeout, limits.requestTimeout),
+            maximumResponseBytes: limits.maximumResponseBytes, additionalCAsPEM: additionalCAsPEM,
+            systemCAPath: systemCAPath, connectFilter: filter)
+        let response: CurlResponse
         do {
-            let response = try await client.execute(request, deadline: deadline)
-            let status = Int(response.status.code)
-            if (300..<400).contains(status) {
-                throw HTTPFetchError.redirectRefused(host: host, status: status)
-            }
-            let contentType = response.headers.first(name: "Content-Type").map {
-                String($0.split(separator: ";", maxSplits: 1)[0]).trimmingCharacters(in: .whitespaces).lowercased()
-            }
-            let buffer = try await response.body.collect(upTo: limits.maximumResponseBytes)
-            var headers: [String: String] = [:]
-            for (name, value) in response.headers { headers[name.lowercased()] = value }
-            return HTTPResponse(
-                host: host, status: status, contentType: contentType, body: Array(buffer.readableBytesView),
-                headers: headers)
+            response = try await Curl.perform(request)
         } catch {
             throw Self.classify(error, host: host, limits: limits)
         }
+        if (300..<400).contains(response.status) {
+            throw HTTPFetchError.redirectRefused(host: host, status: response.status)
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in response.headers { headers[name.lowercased()] = value }
+        let contentType = headers["content-type"].map {
+            String($0.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0])
+                .trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        return HTTPResponse(
+            host: host, status: response.status, contentType: contentType, body: response.body, headers: headers,
+            remoteAddress: response.remoteAddress)
     }
 
-    /// Maps the errors of NIO, NIOSSL and AsyncHTTPClient to ``HTTPFetchError``.
-    static func classify(_ error: any Error, host: String, limits: Limits) -> HTTPFetchError {
-        if let error = error as? HTTPFetchError { return error }
-        let seconds = Int(limits.requestTimeout.components.seconds)
-        if error is NIOTooManyBytesError {
+    /// Maps libcurl's failures to ``HTTPFetchError``.
+    static func classify(_ error: CurlFailure, host: String, limits: Limits) -> HTTPFetchError {
+        switch error {
+        case .invalidRequest(let reason):
+            return .failed(host: host, reason: reason)
+        case .addressRefused(_, let reason):
+            return .addressRefused(host: host, reason: reason)
+        case .timedOut(let connected):
+            let deadline = connected ? limits.requestTimeout : min(limits.connectTimeout, limits.requestTimeout)
+            return .timedOut(host: host, seconds: Int(deadline.components.seconds))
+        case .tooLarge:
             return .responseTooLarge(host: host, limit: limits.maximumResponseBytes)
-        }
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .connectTimeout:
-                return .timedOut(host: host, seconds: Int(limits.connectTimeout.components.seconds))
-            case .deadlineExceeded, .readTimeout, .writeTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
-                return .timedOut(host: host, seconds: seconds)
-            case .remoteConnectionClosed:
-                return .failed(host: host, reason: "the server closed the connection")
-            case .invalidURL, .emptyHost, .emptyScheme:
-                return .invalidURL
-            default:
-                return .failed(host: host, reason: error.description)
-            }
-        }
-        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
-            return .tlsFailed(host: host, reason: "the server certificate does not name \(host)")
-        }
-        if let error = error as? NIOSSLError {
-            let text = String(describing: error)
-            if text.contains("CERTIFICATE_VERIFY_FAILED") {
-                return .tlsFailed(
-                    host: host,
-                    reason:
-                        "the server certificate does not chain to a trusted CA (the system trust store or --tls-ca)")
-            }
-            return .tlsFailed(host: host, reason: "the handshake failed")
-        }
-        if error is BoringSSLError {
-            return .tlsFailed(host: host, reason: "the handshake failed")
-        }
-        let text = String(describing: error)
-        if text.contains("Connection refused") || text.contains("errno: 111") {
-            return .connectionFailed(host: host, reason: "connection refused")
-        }
-        if text.contains("NIOConnectionError") || error is IOError {
-            return .connectionFailed(host: host, reason: "no connection could be made")
-        }
-        if error is CancellationError {
+        case .cancelled:
             return .failed(host: host, reason: "cancelled")
+        case .couldNotResolve:
+            return .connectionFailed(host: host, reason: "the name cannot be resolved")
+        case .couldNotConnect(let refused):
+            return .connectionFailed(host: host, reason: refused ? "connection refused" : "no connection could be made")
+        case .certificateRefused(let chain):
+            return .tlsFailed(
+                host: host,
+                reason: chain
+                    ? "the server certificate does not chain to a trusted CA (the system trust store or --tls-ca)"
+                    : "the server certificate does not name \(host)")
+        case .tlsFailed:
+            return .tlsFailed(host: host, reason: "the handshake failed")
+        case .connectionClosed:
+            return .failed(host: host, reason: "the server closed the connection")
+        case .other(_, let message):
+            return .failed(host: host, reason: message)
         }
-        return .failed(host: host, reason: String(describing: type(of: error)))
     }
 
-    private static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    /// A certificate as PEM.
+    private static func pem(_ certificate: Certificate) -> String {
+        let base64 = Data(certificate.der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
     }
 }

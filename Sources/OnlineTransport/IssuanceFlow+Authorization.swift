@@ -173,13 +173,13 @@ extension IssuanceFlow {
         else { throw .protocolError(.invalidMetadata("the authorization server is not a valid URL")) }
         var response = try await exchange(what: "fetching the authorization server metadata") {
             () async throws(HTTPFetchError) in
-            try await fetcher.get(oauthURL, accept: "application/json")
+            try await fetcher.get(oauthURL, accept: "application/json", policy: remote)
         }
         if response.status == 404 {
             let fallback = IssuerIdentifier.openIDConfiguration(identifier)
             response = try await exchange(what: "fetching the OpenID configuration") {
                 () async throws(HTTPFetchError) in
-                try await fetcher.get(fallback, accept: "application/json")
+                try await fetcher.get(fallback, accept: "application/json", policy: remote)
             }
         }
         guard response.status == 200 else {

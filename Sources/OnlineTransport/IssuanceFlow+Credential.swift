@@ -295,7 +295,8 @@ extension IssuanceFlow {
     mutating func cNonce(_ metadata: CredentialIssuerMetadata) async throws(CredentialIssuanceError) -> String? {
         guard let endpoint = metadata.nonceEndpoint else { return nil }
         let response = try await exchange(what: "getting a nonce") { () async throws(HTTPFetchError) in
-            try await fetcher.send(endpoint, method: "POST", headers: [("Accept", "application/json")], body: nil)
+            try await fetcher.send(
+                endpoint, method: "POST", headers: [("Accept", "application/json")], body: nil, policy: remote)
         }
         noteDPoPNonce(response)
         guard response.status == 200 else {

@@ -4,6 +4,7 @@ import ISO18013
 import JOSE
 import MdocCrypto
 import OpenID4VCI
+import PrintableText
 import SecureArea
 import Wallet
 
@@ -30,11 +31,12 @@ extension IssuanceFlow {
 
     // MARK: - HTTP
 
+    /// GETs what the user chose (an offer, the credential issuer's metadata): any address.
     func get(_ url: String, what: String, accept: String = "application/json") async throws(CredentialIssuanceError)
         -> HTTPResponse
     {
         let response = try await exchange(what: what) { () async throws(HTTPFetchError) in
-            try await fetcher.get(url, accept: accept)
+            try await fetcher.get(url, accept: accept, policy: .unrestricted)
         }
         guard response.status == 200 else {
             throw .unexpectedStatus(what: what, host: response.host, status: response.status)
@@ -54,7 +56,8 @@ extension IssuanceFlow {
 
     /// POSTs `body` with the access token (when given) and a DPoP proof (when DPoP is on);
     /// answers a `use_dpop_nonce` challenge once with the server's nonce. A non-2xx answer
-    /// becomes the issuer's OAuth error, or an unexpected status.
+    /// becomes the issuer's OAuth error, or an unexpected status. `url` is an endpoint the
+    /// metadata named: ``remote`` decides the addresses it may have.
     mutating func send(
         _ url: String, what: String, endpoint: String, contentType: String, body: [UInt8], token: TokenResponse?
     ) async throws(CredentialIssuanceError) -> HTTPResponse {
@@ -76,7 +79,7 @@ extension IssuanceFlow {
                 }
             }
             let response = try await exchange(what: what) { () async throws(HTTPFetchError) in
-                try await fetcher.send(url, method: "POST", headers: headers, body: body)
+                try await fetcher.send(url, method: "POST", headers: headers, body: body, policy: remote)
             }
             let challenged = noteDPoPNonce(response)
             if response.isSuccess { return response }
@@ -107,16 +110,6 @@ extension IssuanceFlow {
         guard let range = header.range(of: "error=\"") else { return nil }
         let rest = header[range.upperBound...]
         guard let end = rest.firstIndex(of: "\"") else { return nil }
-        return OAuthErrorResponseText.printable(String(rest[..<end]))
-    }
-}
-
-/// Printable, bounded text from a header.
-private enum OAuthErrorResponseText {
-    static func printable(_ text: String) -> String {
-        OAuthErrorResponse(
-            error: String(
-                text.prefix(64).unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }.map(Character.init))
-        ).error
+        return RemoteText.printable(String(rest[..<end]), limit: 64)
     }
 }

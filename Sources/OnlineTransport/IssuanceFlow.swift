@@ -24,6 +24,10 @@ struct IssuanceFlow {
     var proofIssuer: String?
     /// The last DPoP nonce each host sent.
     var dpopNonces: [String: String] = [:]
+    /// Where endpoints the issuer's metadata (and its authorization server's) names may lead:
+    /// public addresses, and the class of the credential issuer's own address once its
+    /// metadata came from there.
+    var remote = EndpointPolicy(namedBy: "the issuer", partyAddress: nil)
     var warnings: [String] = []
 
     init(
@@ -57,8 +61,11 @@ struct IssuanceFlow {
             let metadataURL = IssuerIdentifier.wellKnown(
                 offer.credentialIssuer, suffix: CredentialIssuerMetadata.wellKnownSuffix)
         else { throw .protocolError(.invalidOffer("credential_issuer is not a valid URL")) }
+        // The credential issuer is the party the user chose: its own address decides which
+        // addresses the endpoints it names may have.
         let metadataResponse = try await get(
             metadataURL, what: "fetching the issuer's metadata", accept: SignedIssuerMetadata.accept)
+        remote = EndpointPolicy(namedBy: "the issuer", partyAddress: metadataResponse.remoteAddress)
         let metadata: CredentialIssuerMetadata
         do {
             metadata = try SignedIssuerMetadata.metadata(

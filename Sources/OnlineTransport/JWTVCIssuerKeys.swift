@@ -20,22 +20,29 @@ public enum JWTVCIssuerKeys {
             throw .issuerNotTrusted("\(error)")
         }
         defer { Task { await fetcher.shutdown() } }
-        let metadata = try JWTVCIssuerMetadata(body: try await get(url, fetcher, what: "metadata"), issuer: issuer)
+        // The issuer (iss) is the party: the jwks_uri its metadata names may lead to public
+        // addresses and to the class of the address the metadata came from.
+        let answer = try await get(url, fetcher, what: "metadata", policy: .unrestricted)
+        let metadata = try JWTVCIssuerMetadata(body: answer.body, issuer: issuer)
         if let keys = metadata.keys { return keys }
         guard let keysURL = metadata.keysURL else { return [] }
-        return try JWTVCIssuerMetadata.keys(jwkSet: try await get(keysURL, fetcher, what: "JWK Set (jwks_uri)"))
+        let policy = EndpointPolicy(namedBy: "the issuer", partyAddress: answer.remoteAddress)
+        return try JWTVCIssuerMetadata.keys(
+            jwkSet: try await get(keysURL, fetcher, what: "JWK Set (jwks_uri)", policy: policy).body)
     }
 
-    private static func get(_ url: String, _ fetcher: HTTPFetcher, what: String) async throws(SDJWTError) -> [UInt8] {
+    private static func get(_ url: String, _ fetcher: HTTPFetcher, what: String, policy: EndpointPolicy)
+        async throws(SDJWTError) -> HTTPResponse
+    {
         let response: HTTPResponse
         do {
-            response = try await fetcher.get(url, accept: "application/json")
+            response = try await fetcher.get(url, accept: "application/json", policy: policy)
         } catch {
             throw .issuerNotTrusted("the issuer's \(what) could not be fetched: \(error)")
         }
         guard response.status == 200 else {
             throw .issuerNotTrusted("the issuer's \(what) at \(response.host) answered HTTP \(response.status)")
         }
-        return response.body
+        return response
     }
 }

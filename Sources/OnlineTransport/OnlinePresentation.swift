@@ -110,22 +110,30 @@ private struct Flow {
     }
 
     func run(url: String) async throws(OnlinePresentationError) -> OnlineOutcome {
-        switch try await obtain(url) {
+        // Where the request came from decides where its response_uri may lead.
+        var responsePolicy = EndpointPolicy.unrestricted
+        switch try await obtain(url, responsePolicy: &responsePolicy) {
         case .refused(let error, let target):
             guard let target else { return OnlineOutcome(result: .refused(error)) }
             let body = ResponseParameters.errorResponse(error, state: target.state)
             var outcome = OnlineOutcome(result: .refused(error))
-            await deliverError(body, to: target.responseURI, into: &outcome)
+            await deliverError(body, to: target.responseURI, policy: responsePolicy, into: &outcome)
             return outcome
         case .verified(let verified):
             events(.verified(requester: verified.requester, signed: verified.isSigned))
-            return try await answer(verified)
+            return try await answer(verified, policy: responsePolicy)
         }
     }
 
     // MARK: - Steps 1 and 2: the request and who sent it
 
-    private func obtain(_ url: String) async throws(OnlinePresentationError) -> Obtained {
+    /// The request, verified or refused. `responsePolicy`: where its response_uri may lead:
+    /// anywhere for a request the user's URL carries by value (the response_uri is the only
+    /// place of the verifier it names), else public addresses and the class of the address
+    /// the request_uri answered from.
+    private func obtain(_ url: String, responsePolicy: inout EndpointPolicy) async throws(OnlinePresentationError)
+        -> Obtained
+    {
         let parsed: AuthorizationRequestURL
         do {
             parsed = try AuthorizationRequestURL(url)
@@ -174,6 +182,7 @@ private struct Flow {
             } catch {
                 throw .requestFetch(error)
             }
+            responsePolicy = EndpointPolicy(namedBy: "the verifier", partyAddress: response.remoteAddress)
             guard response.status == 200 else {
                 throw .requestURIAnswer(host: host, reason: "answered HTTP \(response.status)")
             }
@@ -212,8 +221,8 @@ private struct Flow {
 
     // MARK: - Steps 3 to 6: the answer
 
-    private func answer(_ verified: VerifiedAuthorizationRequest) async throws(OnlinePresentationError)
-        -> OnlineOutcome
+    private func answer(_ verified: VerifiedAuthorizationRequest, policy: EndpointPolicy)
+        async throws(OnlinePresentationError) -> OnlineOutcome
     {
         let request = verified.request
         let requester = verified.requester
@@ -227,7 +236,7 @@ private struct Flow {
             var outcome = outcome
             outcome.result = decision == .declined ? .declined : .refused(error)
             let body = ResponseParameters.errorResponse(error, state: request.state)
-            await deliverError(body, to: request.responseURI, into: &outcome)
+            await deliverError(body, to: request.responseURI, policy: policy, into: &outcome)
             record(docTypes.map { ($0, [], decision) }, requester: requester, into: &outcome)
             return outcome
         }
@@ -241,8 +250,9 @@ private struct Flow {
         let credentials: [PresentableCredential]
         let sdJWTs: [PresentableSDJWT]
         do {
-            credentials = try store.presentableCredentials(at: time)
-            sdJWTs = try store.presentableSDJWTs(at: time)
+            // A row `credentials list` marks damaged is left out, and said once (which and why).
+            credentials = try store.presentableCredentials(at: time) { outcome.warnings.append("not presented: \($0)") }
+            sdJWTs = try store.presentableSDJWTs(at: time) { outcome.warnings.append("not presented: \($0)") }
         } catch {
             throw .store(error)
         }
@@ -277,7 +287,7 @@ private struct Flow {
         events(.sending(host: request.responseURIHost ?? "-"))
         let response: HTTPResponse
         do {
-            response = try await fetcher.postForm(parameters.responseURI, form: body.encoded)
+            response = try await fetcher.postForm(parameters.responseURI, form: body.encoded, policy: policy)
         } catch {
             let reason = "the response could not be delivered: \(error)"
             record(records.map { ($0.docType, [], .failed(reason: reason)) }, requester: requester, into: &outcome)
@@ -301,10 +311,12 @@ private struct Flow {
     }
 
     /// POSTs an error response (never encrypted); notes a delivery failure as a warning.
-    private func deliverError(_ body: FormBody, to responseURI: String, into outcome: inout OnlineOutcome) async {
+    private func deliverError(
+        _ body: FormBody, to responseURI: String, policy: EndpointPolicy, into outcome: inout OnlineOutcome
+    ) async {
         events(.sending(host: URLComponents(string: responseURI)?.host ?? "-"))
         do {
-            let response = try await fetcher.postForm(responseURI, form: body.encoded)
+            let response = try await fetcher.postForm(responseURI, form: body.encoded, policy: policy)
             outcome.reportedToVerifier = true
             outcome.redirectURI = Self.redirectURI(in: response)
             if !response.isSuccess {

@@ -2,6 +2,7 @@ import Foundation
 import JOSE
 import MdocCrypto
 import OpenID4VP
+import PrintableText
 
 /// The authorization code flow of an offer (OpenID4VCI 1.0 section 5, RFC 6749 section 4.1,
 /// PKCE, RFC 9126 pushed authorization requests): the request parameters, where they go, and
@@ -101,8 +102,8 @@ public struct CodeAuthorization: Sendable {
             throw .issuer(
                 endpoint: "authorization endpoint",
                 OAuthErrorResponse(
-                    error: OAuthErrorResponse.printable(error, limit: 64),
-                    errorDescription: fields["error_description"].map { OAuthErrorResponse.printable($0, limit: 300) }))
+                    error: RemoteText.printable(error, limit: 64),
+                    errorDescription: fields["error_description"].map { RemoteText.printable($0, limit: 300) }))
         }
         guard let code = fields["code"], !code.isEmpty else {
             throw .invalidResponse(endpoint: "authorization redirect", "it has no code")

@@ -1,4 +1,5 @@
 import JOSE
+import PrintableText
 
 /// Credential Issuer Metadata (OpenID4VCI 1.0 section 12.2), as fetched from
 /// `/.well-known/openid-credential-issuer`: the issuer's endpoints and what it issues.
@@ -80,6 +81,11 @@ public struct CredentialIssuerMetadata: Sendable, Equatable {
         guard let supported = json["credential_configurations_supported"]?.objectValue, !supported.isEmpty else {
             throw .invalidMetadata("credential_configurations_supported is missing or empty")
         }
+        guard supported.count <= Self.maximumConfigurations else {
+            throw .invalidMetadata(
+                "credential_configurations_supported has \(supported.count) configurations, more than the "
+                    + "\(Self.maximumConfigurations) this wallet reads")
+        }
         var configurations: [String: CredentialConfiguration] = [:]
         for (id, value) in supported {
             configurations[id] = try CredentialConfiguration(id: id, json: value)
@@ -87,6 +93,17 @@ public struct CredentialIssuerMetadata: Sendable, Equatable {
         self.configurations = configurations
         isSigned = signed
     }
+
+    /// How many entries `credential_configurations_supported` may have. Issuers publish one per
+    /// credential type and format (a few to a few dozen); more is refused, so a 1 MiB document
+    /// is read in linear time and no step later walks an unbounded list.
+    public static let maximumConfigurations = 256
+    /// How many claims (`credential_metadata.claims`) one configuration may describe (an mDL
+    /// has about 40 elements, the EU PID about 30).
+    public static let maximumClaims = 256
+    /// How many entries any other list of the metadata (authorization servers, binding
+    /// methods, algorithms, display entries, claim path components) may have.
+    public static let maximumListLength = 64
 
     /// Identifiers compare as strings, a trailing slash aside.
     public static func sameIdentifier(_ a: String, _ b: String) -> Bool {
@@ -141,9 +158,16 @@ public struct CredentialConfiguration: Sendable, Equatable {
         displayName = Display.name(metadata["display"])
         var claims: [ClaimDescription] = []
         if let list = metadata["claims"]?.arrayValue {
+            guard list.count <= CredentialIssuerMetadata.maximumClaims else {
+                throw .invalidMetadata(
+                    "configuration \(id) describes \(list.count) claims, more than the "
+                        + "\(CredentialIssuerMetadata.maximumClaims) this wallet reads")
+            }
             for entry in list {
-                guard let path = entry["path"]?.arrayValue?.compactMap(\.stringValue), !path.isEmpty else {
-                    throw .invalidMetadata("a claim of configuration \(id) has no path of strings")
+                guard let path = entry["path"]?.arrayValue?.compactMap(\.stringValue), !path.isEmpty,
+                    path.count <= CredentialIssuerMetadata.maximumListLength
+                else {
+                    throw .invalidMetadata("a claim of configuration \(id) has no path of strings (at most 64)")
                 }
                 claims.append(
                     ClaimDescription(
@@ -208,7 +232,7 @@ enum Display {
         }
         let chosen =
             named.first { $0.1?.lowercased().hasPrefix("en") ?? false } ?? named.first { $0.1 == nil } ?? named.first
-        return chosen.map { OAuthErrorResponse.printable($0.0, limit: 100) }
+        return chosen.map { RemoteText.printable($0.0, limit: 100) }
     }
 }
 
@@ -230,6 +254,11 @@ enum Metadata {
     static func urls(_ json: JSONValue, _ name: String) throws(IssuanceError) -> [String] {
         guard let value = json[name] else { return [] }
         guard let list = value.arrayValue else { throw .invalidMetadata("\(name) is not an array") }
+        guard list.count <= CredentialIssuerMetadata.maximumListLength else {
+            throw .invalidMetadata(
+                "\(name) has \(list.count) entries, more than the \(CredentialIssuerMetadata.maximumListLength) this wallet reads"
+            )
+        }
         var urls: [String] = []
         for entry in list {
             guard let text = entry.stringValue, IssuerIdentifier.isValid(text) else {

@@ -1,4 +1,5 @@
 import JOSE
+import PrintableText
 
 /// A Credential Offer (OpenID4VCI 1.0 section 4.1.1): which issuer, which credential
 /// configurations, and the grants the wallet may use to get an access token.
@@ -40,13 +41,13 @@ public struct CredentialOffer: Sendable, Equatable {
         guard let ids = json["credential_configuration_ids"]?.arrayValue, !ids.isEmpty else {
             throw .invalidOffer("credential_configuration_ids is missing or empty")
         }
-        var configurationIDs: [String] = []
-        for id in ids {
-            guard let id = id.stringValue, !id.isEmpty else {
-                throw .invalidOffer("credential_configuration_ids holds something that is not a string")
-            }
-            if !configurationIDs.contains(id) { configurationIDs.append(id) }
+        guard ids.count <= Self.maximumConfigurationIDs else {
+            throw .invalidOffer(
+                "credential_configuration_ids names \(ids.count) configurations, more than the "
+                    + "\(Self.maximumConfigurationIDs) this wallet takes in one offer; ask the issuer for a smaller offer"
+            )
         }
+        let configurationIDs = try Self.distinct(ids)
         credentialIssuer = issuer
         credentialConfigurationIDs = configurationIDs
         preAuthorizedCode = nil
@@ -60,6 +61,25 @@ public struct CredentialOffer: Sendable, Equatable {
                 authorizationCode = try AuthorizationCodeGrant(json: grant)
             }
         }
+    }
+
+    /// How many `credential_configuration_ids` one offer may name. Offers name one or a few
+    /// configurations (OpenID4VCI 1.0 section 4.1.1 examples, the EUDI issuers); more is refused
+    /// before anything is fetched, so a 1 MiB offer of ids costs no more than reading it.
+    public static let maximumConfigurationIDs = 64
+
+    /// The ids in their first order, repeats dropped (linear: one set lookup per id).
+    static func distinct(_ ids: [JSONValue]) throws(IssuanceError) -> [String] {
+        var seen = Set<String>(minimumCapacity: ids.count)
+        var distinct: [String] = []
+        distinct.reserveCapacity(ids.count)
+        for id in ids {
+            guard let id = id.stringValue, !id.isEmpty else {
+                throw .invalidOffer("credential_configuration_ids holds something that is not a string")
+            }
+            if seen.insert(id).inserted { distinct.append(id) }
+        }
+        return distinct
     }
 
     /// Reads the offer from JSON text.
@@ -174,7 +194,7 @@ public struct TransactionCodeDescription: Sendable, Equatable {
         } else {
             length = nil
         }
-        description = json["description"]?.stringValue.map { OAuthErrorResponse.printable($0, limit: 300) }
+        description = json["description"]?.stringValue.map { RemoteText.printable($0, limit: 300) }
     }
 
     /// Checks a code the user typed against this description (never quoting it).

@@ -1,4 +1,5 @@
 import JOSE
+import PrintableText
 
 /// An OAuth 2.0 error response (RFC 6749 section 5.2) as an issuer's token, nonce, credential,
 /// deferred credential or notification endpoint sends it: `error` and an optional
@@ -6,7 +7,7 @@ import JOSE
 public struct OAuthErrorResponse: Sendable, Equatable, CustomStringConvertible {
     /// The `error` code as sent (`invalid_grant`, `invalid_proof`, ...).
     public var error: String
-    /// `error_description`, with control characters replaced and cut to 300 characters.
+    /// `error_description`, made printable (``RemoteText``) and cut to 300 characters.
     public var errorDescription: String?
 
     public init(error: String, errorDescription: String? = nil) {
@@ -17,8 +18,8 @@ public struct OAuthErrorResponse: Sendable, Equatable, CustomStringConvertible {
     /// Reads an error response body; nil when it is not a JSON object with a string `error`.
     public init?(body: [UInt8]) {
         guard let json = try? JSONValue(parsing: body), let error = json["error"]?.stringValue else { return nil }
-        self.error = Self.printable(error, limit: 64)
-        self.errorDescription = json["error_description"]?.stringValue.map { Self.printable($0, limit: 300) }
+        self.error = RemoteText.printable(error, limit: 64)
+        self.errorDescription = json["error_description"]?.stringValue.map { RemoteText.printable($0, limit: 300) }
     }
 
     /// The transaction code (tx_code) was wrong: OpenID4VCI 1.0 section 6.3 says `invalid_grant`;
@@ -57,13 +58,5 @@ public struct OAuthErrorResponse: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         error + (errorDescription.map { ": \($0)" } ?? "")
-    }
-
-    /// `text` without control characters, at most `limit` characters.
-    static func printable(_ text: String, limit: Int) -> String {
-        let cleaned = String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
-        return cleaned.count > limit ? String(cleaned.prefix(limit)) + "…" : cleaned
     }
 }

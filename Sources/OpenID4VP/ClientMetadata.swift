@@ -89,6 +89,8 @@ public struct ClientMetadata: Sendable, Equatable {
             guard let keys = jwks["keys"]?.arrayValue else {
                 throw .invalidRequest("client_metadata.jwks has no keys array")
             }
+            // Each key is decoded (a point on its curve): a verifier has one or a few.
+            try DCQLQuery.bound(keys.count, DCQLQuery.maximumListLength, "client_metadata.jwks.keys")
             // Keys this implementation cannot read (RSA, brainpool) are not for us.
             encryptionKeys = keys.compactMap { try? JWK(json: $0) }
         }
@@ -96,6 +98,7 @@ public struct ClientMetadata: Sendable, Equatable {
             guard let values = enc.arrayValue?.compactMap(\.stringValue), !values.isEmpty,
                 values.count == enc.arrayValue?.count
             else { throw .invalidRequest("encrypted_response_enc_values_supported is not a non-empty string array") }
+            try DCQLQuery.bound(values.count, DCQLQuery.maximumListLength, "encrypted_response_enc_values_supported")
             encryptedResponseEncValues = values
         }
         // OpenID4VP 1.0 calls it vp_formats_supported; drafts before it, vp_formats.
@@ -133,6 +136,7 @@ public struct ClientMetadata: Sendable, Equatable {
         guard let array = value.arrayValue, !array.isEmpty else {
             throw .invalidRequest("\(name) is not a non-empty array")
         }
+        try DCQLQuery.bound(array.count, DCQLQuery.maximumListLength, name)
         var result: [Int] = []
         for entry in array {
             guard let n = entry.intValue else { throw .invalidRequest("\(name) holds a non-integer") }

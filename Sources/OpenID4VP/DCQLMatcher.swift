@@ -134,6 +134,7 @@ public enum DCQLMatcher {
         for credentialQuery in query.credentials where ids.contains(credentialQuery.id) {
             guard let (credential, claims) = found[credentialQuery.id] else { continue }
             var elements: [RequestedElement] = []
+            var elementIndex: [ElementID: Int] = [:]
             var claimPaths: [ElementID: ClaimPath] = [:]
             for claim in claims {
                 let id: ElementID
@@ -145,10 +146,11 @@ public enum DCQLMatcher {
                 } else {
                     continue
                 }
-                if let index = elements.firstIndex(where: { $0.id == id }) {
+                if let index = elementIndex[id] {
                     // The same claim named twice: one element, retained if either says so.
                     elements[index].intentToRetain = elements[index].intentToRetain || claim.intentToRetain
                 } else {
+                    elementIndex[id] = elements.count
                     elements.append(
                         RequestedElement(id, intentToRetain: claim.intentToRetain, available: true, required: true))
                 }
@@ -172,13 +174,38 @@ public enum DCQLMatcher {
         PresentableCredential, [DCQLQuery.ClaimQuery]
     )? {
         guard query.isMdoc, let doctype = query.doctype else { return nil }
-        let candidates = credentials.filter { $0.docType == doctype }
+        // Each candidate's elements indexed once: the work is what the query names times what
+        // the store holds, whatever the number of claim sets.
+        let candidates = credentials.filter { $0.docType == doctype }.map { ($0, ElementIndex($0)) }
         for option in claimOptions(query) {
-            for candidate in candidates where option.allSatisfy({ canDeliver($0, from: candidate) }) {
+            for (candidate, index) in candidates where option.allSatisfy({ index.canDeliver($0) }) {
                 return (candidate, option)
             }
         }
         return nil
+    }
+
+    /// One mdoc's data elements by name space and identifier.
+    struct ElementIndex {
+        let values: [ElementID: CBOR]
+
+        init(_ credential: PresentableCredential) {
+            var values: [ElementID: CBOR] = [:]
+            for nameSpace in credential.issuerSigned.nameSpaces {
+                for item in nameSpace.items {
+                    let id = ElementID(nameSpace.name, item.elementIdentifier)
+                    if values[id] == nil { values[id] = item.elementValue }
+                }
+            }
+            self.values = values
+        }
+
+        /// Whether the mdoc holds the claim (and, with `values`, one of those values).
+        func canDeliver(_ claim: DCQLQuery.ClaimQuery) -> Bool {
+            guard let id = claim.element, let value = values[id] else { return false }
+            guard let expected = claim.values else { return true }
+            return expected.contains { DCQLMatcher.matches(value, $0) }
+        }
     }
 
     /// The SD-JWT VC and claim set that answer one dc+sd-jwt credential query, if any.
@@ -199,7 +226,9 @@ public enum DCQLMatcher {
     private static func claimOptions(_ query: DCQLQuery.CredentialQuery) -> [[DCQLQuery.ClaimQuery]] {
         guard let claims = query.claims else { return [[]] }
         guard let claimSets = query.claimSets else { return [claims] }
-        return claimSets.map { set in set.compactMap { id in claims.first { $0.id == id } } }
+        var byID: [String: DCQLQuery.ClaimQuery] = [:]
+        for claim in claims { if let id = claim.id, byID[id] == nil { byID[id] = claim } }
+        return claimSets.map { set in set.compactMap { byID[$0] } }
     }
 
     /// Whether the SD-JWT VC has a claim at the path (and, with `values`, one of those values).
@@ -213,14 +242,7 @@ public enum DCQLMatcher {
 
     /// Whether `credential` holds the claim (and, with `values`, one of those values).
     static func canDeliver(_ claim: DCQLQuery.ClaimQuery, from credential: PresentableCredential) -> Bool {
-        guard let id = claim.element,
-            let item = credential.issuerSigned.nameSpaces.first(where: { $0.name == id.nameSpace })?.items.first(
-                where: {
-                    $0.elementIdentifier == id.identifier
-                })
-        else { return false }
-        guard let values = claim.values else { return true }
-        return values.contains { matches(item.elementValue, $0) }
+        ElementIndex(credential).canDeliver(claim)
     }
 
     /// CBOR against a DCQL value, after the RFC 8949 section 6.1 conversion (tags dropped).

@@ -13,6 +13,20 @@ public struct DCQLQuery: Sendable, Equatable {
     /// The credential format identifier of SD-JWT VCs (OpenID4VP 1.0 appendix B.3).
     public static let sdJWTFormat = "dc+sd-jwt"
 
+    /// How many credential queries (`credentials`) one query may hold. Verifiers ask for one
+    /// or a few credentials (OpenID4VP 1.0 section 6 and appendix D examples, ISO 18013-7).
+    public static let maximumCredentialQueries = 64
+    /// How many claims queries one credential query may hold (an mDL has about 40 elements).
+    public static let maximumClaims = 256
+    /// How many `claim_sets` one credential query may hold (the examples have two or three).
+    public static let maximumClaimSets = 64
+    /// How many `credential_sets`, and how many `options` in one set.
+    public static let maximumCredentialSets = 64
+    /// How many entries any other list of a query may have: the claim ids of one claim set
+    /// option (bounded by ``maximumClaims`` too), the credential ids of one credential set
+    /// option, a claim's `values`, `vct_values`, the components of a claims path.
+    public static let maximumListLength = 64
+
     /// `credentials`: at least one, ids unique.
     public var credentials: [CredentialQuery]
     /// `credential_sets`, if given.
@@ -119,6 +133,7 @@ public struct DCQLQuery: Sendable, Equatable {
         guard let credentialValues = members["credentials"]?.arrayValue else {
             throw .invalidRequest("dcql_query.credentials is not an array")
         }
+        try Self.bound(credentialValues.count, Self.maximumCredentialQueries, "dcql_query.credentials")
         var credentials: [CredentialQuery] = []
         for value in credentialValues { credentials.append(try Self.credentialQuery(value)) }
         var sets: [CredentialSetQuery]?
@@ -126,9 +141,11 @@ public struct DCQLQuery: Sendable, Equatable {
             guard let array = setsValue.arrayValue else {
                 throw .invalidRequest("dcql_query.credential_sets is not an array")
             }
+            try Self.bound(array.count, Self.maximumCredentialSets, "dcql_query.credential_sets")
             var parsed: [CredentialSetQuery] = []
             for entry in array {
-                guard let options = try Self.stringLists(entry["options"]) else {
+                guard let options = try Self.stringLists(entry["options"], Self.maximumCredentialSets, "options")
+                else {
                     throw .invalidRequest("a credential set has no options array")
                 }
                 let required = try Self.bool(entry["required"], "credential_sets.required") ?? true
@@ -160,16 +177,18 @@ public struct DCQLQuery: Sendable, Equatable {
             guard let values = meta["vct_values"]?.arrayValue, !values.isEmpty,
                 values.allSatisfy({ !($0.stringValue ?? "").isEmpty })
             else { throw .invalidRequest("a dc+sd-jwt credential query has no meta.vct_values array of strings") }
+            try bound(values.count, maximumListLength, "meta.vct_values")
             vctValues = values.compactMap(\.stringValue)
         }
         var claims: [ClaimQuery]?
         if let claimsValue = members["claims"] {
             guard let array = claimsValue.arrayValue else { throw .invalidRequest("claims is not an array") }
+            try bound(array.count, maximumClaims, "claims")
             var parsed: [ClaimQuery] = []
             for entry in array { parsed.append(try claimQuery(entry)) }
             claims = parsed
         }
-        let claimSets = try stringLists(members["claim_sets"])
+        let claimSets = try stringLists(members["claim_sets"], maximumClaimSets, "claim_sets")
         if members["claim_sets"] != nil, claimSets == nil { throw .invalidRequest("claim_sets is not an array") }
         return CredentialQuery(
             id: id, format: format, doctype: doctype, claims: claims, claimSets: claimSets,
@@ -182,6 +201,7 @@ public struct DCQLQuery: Sendable, Equatable {
     private static func claimQuery(_ value: JSONValue) throws(AuthorizationError) -> ClaimQuery {
         guard let members = value.objectValue else { throw .invalidRequest("a claims query is not an object") }
         guard let path = members["path"]?.arrayValue else { throw .invalidRequest("a claims query has no path") }
+        try bound(path.count, maximumListLength, "a claims path")
         var id: String?
         if let idValue = members["id"] {
             guard let s = idValue.stringValue else { throw .invalidRequest("a claims query id is not a string") }
@@ -192,6 +212,7 @@ public struct DCQLQuery: Sendable, Equatable {
             guard let array = valuesValue.arrayValue, !array.isEmpty,
                 array.allSatisfy({ $0.stringValue != nil || $0.boolValue != nil || $0.intValue != nil })
             else { throw .invalidRequest("claims values is not a non-empty array of strings, integers or booleans") }
+            try bound(array.count, maximumListLength, "claims values")
             values = array
         }
         return ClaimQuery(
@@ -205,35 +226,55 @@ public struct DCQLQuery: Sendable, Equatable {
         return b
     }
 
-    /// An array of arrays of strings; nil when absent.
-    private static func stringLists(_ value: JSONValue?) throws(AuthorizationError) -> [[String]]? {
+    /// An array of at most `limit` arrays of strings (each of at most ``maximumClaims``); nil
+    /// when absent.
+    private static func stringLists(_ value: JSONValue?, _ limit: Int, _ name: String) throws(AuthorizationError)
+        -> [[String]]?
+    {
         guard let value else { return nil }
         guard let outer = value.arrayValue else { throw .invalidRequest("expected an array of string arrays") }
+        try bound(outer.count, limit, name)
         var result: [[String]] = []
         for inner in outer {
             guard let strings = inner.arrayValue?.compactMap(\.stringValue), strings.count == inner.arrayValue?.count
             else { throw .invalidRequest("expected an array of string arrays") }
+            try bound(strings.count, maximumClaims, "an option of \(name)")
             result.append(strings)
         }
         return result
     }
 
+    /// Refuses a list longer than this wallet reads (`invalid_request`, naming the member and
+    /// the limit, never the values).
+    static func bound(_ count: Int, _ limit: Int, _ name: String) throws(AuthorizationError) {
+        guard count <= limit else {
+            throw .invalidRequest("\(name) has \(count) entries; this wallet takes at most \(limit)")
+        }
+    }
+
     /// The rules of sections 6.1 to 6.3 that the types do not enforce.
     private func validate() throws(AuthorizationError) {
         guard !credentials.isEmpty else { throw .invalidRequest("dcql_query.credentials is empty") }
+        try Self.bound(credentials.count, Self.maximumCredentialQueries, "dcql_query.credentials")
         var ids = Set<String>()
         for query in credentials {
             guard Self.isIdentifier(query.id) else {
                 throw .invalidRequest("a credential query id has characters outside [A-Za-z0-9_-]")
             }
             guard ids.insert(query.id).inserted else { throw .invalidRequest("a credential query id is repeated") }
+            try Self.bound(query.vctValues?.count ?? 0, Self.maximumListLength, "meta.vct_values")
             try validateClaims(of: query)
         }
         if let credentialSets {
             guard !credentialSets.isEmpty else { throw .invalidRequest("credential_sets is empty") }
+            try Self.bound(credentialSets.count, Self.maximumCredentialSets, "dcql_query.credential_sets")
             for set in credentialSets {
                 guard !set.options.isEmpty, set.options.allSatisfy({ !$0.isEmpty }) else {
                     throw .invalidRequest("a credential set has an empty options list or option")
+                }
+                try Self.bound(set.options.count, Self.maximumCredentialSets, "a credential set's options")
+                for option in set.options {
+                    try Self.bound(option.count, Self.maximumCredentialQueries, "a credential set option")
                 }
                 for option in set.options where !option.allSatisfy(ids.contains) {
                     throw .invalidRequest("a credential set option names an unknown credential query")
@@ -248,9 +289,12 @@ public struct DCQLQuery: Sendable, Equatable {
             return
         }
         guard !claims.isEmpty else { throw .invalidRequest("claims is empty") }
+        try Self.bound(claims.count, Self.maximumClaims, "claims")
         var claimIDs = Set<String>()
         for claim in claims {
             guard !claim.path.isEmpty else { throw .invalidRequest("a claims path is empty") }
+            try Self.bound(claim.path.count, Self.maximumListLength, "a claims path")
+            try Self.bound(claim.values?.count ?? 0, Self.maximumListLength, "claims values")
             if query.isMdoc, claim.element == nil {
                 throw .invalidRequest("an mso_mdoc claims path is not [namespace, element]")
             }
@@ -270,6 +314,8 @@ public struct DCQLQuery: Sendable, Equatable {
             guard !claimSets.isEmpty, claimSets.allSatisfy({ !$0.isEmpty }) else {
                 throw .invalidRequest("claim_sets is empty or holds an empty option")
             }
+            try Self.bound(claimSets.count, Self.maximumClaimSets, "claim_sets")
+            for option in claimSets { try Self.bound(option.count, Self.maximumClaims, "an option of claim_sets") }
             for option in claimSets where !option.allSatisfy(claimIDs.contains) {
                 throw .invalidRequest("a claim_sets option names an unknown claim id")
             }

@@ -32,6 +32,7 @@ public struct PresentationDefinition: Sendable, Equatable {
         guard let descriptors = json["input_descriptors"]?.arrayValue, !descriptors.isEmpty else {
             throw .invalidRequest("presentation_definition has no input_descriptors")
         }
+        try DCQLQuery.bound(descriptors.count, DCQLQuery.maximumCredentialQueries, "input_descriptors")
         self.id = id
         inputDescriptors = []
         for descriptor in descriptors {
@@ -39,8 +40,11 @@ public struct PresentationDefinition: Sendable, Equatable {
                 throw .invalidRequest("an input descriptor has no id")
             }
             var fields: [Field] = []
-            for field in descriptor["constraints"]?["fields"]?.arrayValue ?? [] {
+            let fieldValues = descriptor["constraints"]?["fields"]?.arrayValue ?? []
+            try DCQLQuery.bound(fieldValues.count, DCQLQuery.maximumClaims, "an input descriptor's fields")
+            for field in fieldValues {
                 let paths = field["path"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                try DCQLQuery.bound(paths.count, DCQLQuery.maximumListLength, "an input descriptor field's path")
                 guard let element = paths.lazy.compactMap(Self.element(fromPath:)).first else {
                     throw .invalidRequest("an input descriptor field path is not $['namespace']['element']")
                 }
@@ -53,9 +57,13 @@ public struct PresentationDefinition: Sendable, Equatable {
         }
     }
 
+    /// How long a field path may be, in bytes.
+    static let maximumPathLength = 1024
+
     /// `$['org.iso.18013.5.1']['family_name']` (or with double quotes).
     static func element(fromPath path: String) -> ElementID? {
-        guard path.hasPrefix("$[") else { return nil }
+        // Two bracketed names; a longer text is no such path (and is not walked).
+        guard path.hasPrefix("$["), path.utf8.count <= maximumPathLength else { return nil }
         var parts: [String] = []
         var rest = Substring(path.dropFirst())
         while !rest.isEmpty {
@@ -64,6 +72,7 @@ public struct PresentationDefinition: Sendable, Equatable {
             let body = rest.dropFirst(2)
             guard let end = body.firstIndex(of: quote), body[body.index(after: end)...].first == "]" else { return nil }
             parts.append(String(body[..<end]))
+            guard parts.count <= 2 else { return nil }
             rest = body[body.index(end, offsetBy: 2)...]
         }
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }

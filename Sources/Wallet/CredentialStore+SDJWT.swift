@@ -110,9 +110,11 @@ extension CredentialStore {
         return id
     }
 
-    /// The stored SD-JWT VCs, oldest import first; a row that does not read back is listed
-    /// with its problem.
-    func sdJWTSummaries(_ db: SQLiteDatabase) throws(WalletError) -> [CredentialSummary] {
+    /// The stored SD-JWT VCs, oldest import first; a row in `problems` (what
+    /// ``readSDJWTs(id:)``, the check presentation uses, could not read) is listed with its
+    /// problem.
+    func sdJWTSummaries(_ db: SQLiteDatabase, problems: [UnreadableRow]) throws(WalletError) -> [CredentialSummary] {
+        let problems = Dictionary(problems.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let rows = try sql { () throws(SQLiteError) in
             try db.query(
                 """
@@ -130,14 +132,8 @@ extension CredentialStore {
             }
         }
         return rows.map { r in
-            var problem: String?
-            var claims: [String] = []
-            do {
-                claims = try JSONList.decode(r.claims, id: r.id)
-                _ = try SDJWTVC(issued: r.compact)
-            } catch {
-                problem = UnreadableRow(kind: .credential, id: r.id, reason: "its SD-JWT is not readable").description
-            }
+            let claims = (try? JSONList.decode(r.claims, id: r.id)) ?? []
+            let problem = problems[r.id]?.description
             return CredentialSummary(
                 id: r.id, format: "dc+sd-jwt", docType: r.vct, issuerSubject: r.subject ?? r.issuer,
                 validFrom: Date(timeIntervalSince1970: r.validFrom ?? 0),
@@ -161,22 +157,31 @@ extension CredentialStore {
         return readable.filter { (try? $0.credential.checkValidity(at: time)) != nil }
     }
 
-    private func readSDJWTs(id: String?) throws(WalletError) -> (
+    /// The SD-JWT VCs (`id` only, or every one for nil) that read back whole, and the others:
+    /// the one check `list` and presentation share (the claim list, the SD-JWT and its key).
+    func readSDJWTs(id: String?) throws(WalletError) -> (
         readable: [PresentableSDJWT], unreadable: [UnreadableRow]
     ) {
         let rows = try withDatabase { (db) throws(WalletError) in
             try sql { () throws(SQLiteError) in
                 try db.query(
                     """
-                    SELECT id, compact, key_id FROM sd_jwt_credentials WHERE ?1 IS NULL OR id = ?1
+                    SELECT id, compact, key_id, claims FROM sd_jwt_credentials WHERE ?1 IS NULL OR id = ?1
                     ORDER BY imported_at DESC, rowid DESC
                     """, [.text(id)]
-                ) { (id: $0.text(0) ?? "", compact: $0.text(1) ?? "", keyID: $0.text(2) ?? "") }
+                ) {
+                    (id: $0.text(0) ?? "", compact: $0.text(1) ?? "", keyID: $0.text(2) ?? "", claims: $0.text(3) ?? "")
+                }
             }
         }
         var readable: [PresentableSDJWT] = []
         var unreadable: [UnreadableRow] = []
         for row in rows {
+            guard (try? JSONList.decode(row.claims, id: row.id)) != nil else {
+                unreadable.append(
+                    UnreadableRow(kind: .credential, id: row.id, reason: "its claim list is not readable"))
+                continue
+            }
             do {
                 let credential = try SDJWTVC(issued: row.compact)
                 readable.append(PresentableSDJWT(id: row.id, credential: credential, key: try deviceKey(id: row.keyID)))

@@ -152,8 +152,12 @@ extension CredentialStore {
     /// element identifiers or claim paths only.
     /// A credential whose row cannot be read back is listed with ``CredentialSummary/problem``
     /// set (what is wrong and what to do), so one damaged row does not hide the others.
+    ///
+    /// Whether a row is whole is decided by the same check presentation uses
+    /// (``readCredentials(docType:)``): a row listed with a problem is never presented.
     public func list() throws(WalletError) -> [CredentialSummary] {
-        try withDatabase { (db) throws(WalletError) in
+        let sdJWTProblems = try readSDJWTs(id: nil).unreadable
+        return try withDatabase { (db) throws(WalletError) in
             let rows = try sql { () throws(SQLiteError) in
                 try db.query(
                     """
@@ -171,16 +175,9 @@ extension CredentialStore {
             let copies = try sql { () throws(SQLiteError) in try copyCounts(db) }
             let corrupt = try unreadableCredentials(db)
             return rows.map { r in
-                var elements: [String] = []
-                var problem = corrupt[r.id]?.description
-                do {
-                    elements = try JSONList.decode(r.elements, id: r.id)
-                } catch {
-                    problem =
-                        problem
-                        ?? UnreadableRow(kind: .credential, id: r.id, reason: "its element list is not readable")
-                        .description
-                }
+                // What is shown; whether the row is whole was decided above, by the one check.
+                let elements = (try? JSONList.decode(r.elements, id: r.id)) ?? []
+                let problem = corrupt[r.id]?.description
                 return CredentialSummary(
                     id: r.id, docType: r.docType, issuerSubject: r.issuer,
                     validFrom: Date(timeIntervalSince1970: r.validFrom),
@@ -188,7 +185,7 @@ extension CredentialStore {
                     importedAt: Date(timeIntervalSince1970: r.importedAt),
                     elements: elements, problem: problem, receivedFrom: r.receivedFrom, copies: copies[r.id]?.total,
                     unusedCopies: copies[r.id]?.unused)
-            } + (try sdJWTSummaries(db))
+            } + (try sdJWTSummaries(db, problems: sdJWTProblems))
         }
     }
 
@@ -237,24 +234,30 @@ extension CredentialStore {
         readable: [StoredCredential], unreadable: [UnreadableRow]
     ) {
         let rows = try withDatabase { (db) throws(WalletError) in
-            try sql { () throws(SQLiteError) in
-                let rows: [Row]
-                if let docType {
-                    rows = try db.query(
-                        "SELECT \(Row.columns) FROM \(Row.from) WHERE c.doc_type = ? ORDER BY c.imported_at DESC, c.rowid DESC",
-                        [.text(docType)], Row.init)
-                } else {
-                    rows = try db.query(
-                        "SELECT \(Row.columns) FROM \(Row.from) ORDER BY c.imported_at DESC, c.rowid DESC", [], Row.init
-                    )
-                }
-                return try rows.map { (row) throws(SQLiteError) in try withPreferredCopy(row, db) }
-            }
+            try sql { () throws(SQLiteError) in try presentedRows(db, docType: docType) }
         }
         return sorted(rows)
     }
 
-    /// The rows that read back as credentials, and the others with what is wrong with them.
+    /// The rows of `docType` (every one for nil), most recent import first, each with the
+    /// issuer data and key of the copy a presentation would use (read under the lock already
+    /// held by the caller).
+    private func presentedRows(_ db: SQLiteDatabase, docType: String?) throws(SQLiteError) -> [Row] {
+        let rows: [Row]
+        if let docType {
+            rows = try db.query(
+                "SELECT \(Row.columns) FROM \(Row.from) WHERE c.doc_type = ? ORDER BY c.imported_at DESC, c.rowid DESC",
+                [.text(docType)], Row.init)
+        } else {
+            rows = try db.query(
+                "SELECT \(Row.columns) FROM \(Row.from) ORDER BY c.imported_at DESC, c.rowid DESC", [], Row.init)
+        }
+        return try rows.map { (row) throws(SQLiteError) in try withPreferredCopy(row, db) }
+    }
+
+    /// The rows that read back as credentials, and the others with what is wrong with them:
+    /// ``Row/stored(_:)`` is the one check of whether a row is whole, for `list` and for
+    /// presentation alike.
     private func sorted(_ rows: [Row]) -> (readable: [StoredCredential], unreadable: [UnreadableRow]) {
         var readable: [StoredCredential] = []
         var unreadable: [UnreadableRow] = []
@@ -271,6 +274,9 @@ extension CredentialStore {
     /// Which part of a credential row failed to read, without the error's details (which
     /// could quote what the row holds).
     static func columnProblem(_ error: WalletError) -> String {
+        if case .corruptCredential(_, let reason) = error, reason == Row.elementListProblem {
+            return Row.elementListProblem
+        }
         if case .corruptCredential(_, let reason) = error, reason.contains("device key") {
             return "its device key is not readable"
         }
@@ -278,12 +284,11 @@ extension CredentialStore {
         return "its IssuerSigned data is not readable"
     }
 
-    /// Credentials whose issuer data or device key cannot be read, by ID (read under the lock
-    /// already held by the caller).
+    /// Credentials that presentation would leave out (element list, issuer data or device key
+    /// not readable), by ID: the same rows, copies and check as ``readCredentials(docType:)``
+    /// (read under the lock already held by the caller).
     private func unreadableCredentials(_ db: SQLiteDatabase) throws(WalletError) -> [String: UnreadableRow] {
-        let rows = try sql { () throws(SQLiteError) in
-            try db.query("SELECT \(Row.columns) FROM \(Row.from)", [], Row.init)
-        }
+        let rows = try sql { () throws(SQLiteError) in try presentedRows(db, docType: nil) }
         return Dictionary(sorted(rows).unreadable.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -349,7 +354,7 @@ extension CredentialStore {
     /// A row of `credentials` with its key, as read.
     struct Row {
         static let columns =
-            "c.id, c.doc_type, c.issuer_signed, c.issuer_subject, c.valid_from, c.valid_until, c.imported_at, "
+            "c.id, c.doc_type, c.issuer_signed, c.issuer_subject, c.valid_from, c.valid_until, c.imported_at, c.elements, "
             + KeyRows.columns.split(separator: ",").map { "k." + $0.trimmingCharacters(in: .whitespaces) }.joined(
                 separator: ", ")
         static let from = "credentials c LEFT JOIN keys k ON k.id = c.key_id"
@@ -360,7 +365,12 @@ extension CredentialStore {
         var validFrom: Date
         var validUntil: Date
         var importedAt: Date
+        /// The `elements` column: the JSON list of element identifiers `list` shows.
+        var elementList: String?
         var key: StoredKey?
+
+        /// Why a row whose element list does not read back is not whole.
+        static let elementListProblem = "its element list is not readable"
 
         init(_ s: SQLiteStatement) {
             id = s.text(0) ?? ""
@@ -370,7 +380,8 @@ extension CredentialStore {
             validFrom = Date(timeIntervalSince1970: s.double(4))
             validUntil = Date(timeIntervalSince1970: s.double(5))
             importedAt = Date(timeIntervalSince1970: s.double(6))
-            key = KeyRows.read(s, at: 7)
+            elementList = s.text(7)
+            key = KeyRows.read(s, at: 8)
         }
 
         func issuerSigned() throws(WalletError) -> IssuerSigned {
@@ -383,7 +394,13 @@ extension CredentialStore {
 
         /// The credential with a handle on its key in its area (nothing is unwrapped or loaded
         /// here: that happens when the key is used).
+        ///
+        /// The one check of whether a row is whole, which `list` and presentation share: its
+        /// element list, its device key and its IssuerSigned all read back.
         func stored(_ areas: SecureAreaRegistry) throws(WalletError) -> StoredCredential {
+            guard (try? JSONList.decode(elementList ?? "[]", id: id)) != nil else {
+                throw .corruptCredential(id: id, reason: Self.elementListProblem)
+            }
             guard let key else {
                 throw .corruptCredential(id: id, reason: "its device key row is missing or names an unknown area")
             }

@@ -6,6 +6,7 @@ import Foundation
 import JOSE
 import MdocCrypto
 import OnlineTransport
+import PrintableText
 import SDJWT
 import Wallet
 
@@ -176,7 +177,7 @@ struct CredentialsCommand: ParsableCommand {
             let pending = try wallet?.pendingIssuances() ?? []
             for p in pending {
                 Output.line(
-                    "pending \(p.id)  \(p.docType)  from \(p.issuerName) since \(RFC3339.string(from: p.createdAt))  "
+                    "pending \(p.id)  \(RemoteText.printable(p.docType))  from \(RemoteText.quoted(p.issuerName)) since \(RFC3339.string(from: p.createdAt))  "
                         + "(resume: mdoc-holder credentials receive --pending)")
             }
             guard !credentials.isEmpty else {
@@ -196,7 +197,9 @@ struct CredentialsCommand: ParsableCommand {
                 ])
             }
             for line in WalletCLI.table(rows) { Output.line(line) }
-            for c in credentials { if let problem = c.problem { WalletCLI.warn("warning: \(problem)") } }
+            for c in credentials {
+                if let problem = c.problem { WalletCLI.warn("warning: \(RemoteText.printable(problem, limit: 600))") }
+            }
         }
     }
 
@@ -237,7 +240,9 @@ struct CredentialsCommand: ParsableCommand {
             Output.line(
                 d.format == "mso_mdoc" ? "  elements (\(d.elements.count)):" : "  claims (\(d.elements.count)):")
             for element in d.elements {
-                Output.line("    " + element.id + (element.value.map { " = " + $0 } ?? ""))
+                Output.line(
+                    "    " + RemoteText.printable(element.id)
+                        + (element.value.map { " = " + RemoteText.printable($0, limit: 4000) } ?? ""))
             }
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CBOR
 import CommandLineSupport
 import Foundation
+import PrintableText
 import Wallet
 
 /// `mdoc-holder history`: every presentation, oldest first: when, over which channel, who
@@ -18,23 +19,32 @@ struct HistoryCommand: ParsableCommand {
 
     func run() throws {
         let (entries, unreadable) = try store.openExisting()?.readHistory() ?? ([], [])
-        for row in unreadable { WalletCLI.warn("warning: \(row)") }
+        for row in unreadable {
+            WalletCLI.warn("warning: \(RemoteText.printable(String(describing: row), limit: 600))")
+        }
         if json { return try WalletCLI.printJSON(entries) }
         guard !entries.isEmpty else {
             WalletCLI.warn("No presentations or issuances yet.")
             return
         }
+        // The store keeps the other side's words (names, doc types, element identifiers,
+        // certificate names in the authentication): each is shown through RemoteText, names quoted.
         for e in entries {
-            var requester = e.requesterName
-            if let identifier = e.requesterIdentifier, identifier != e.requesterName { requester += " (\(identifier))" }
-            var decision = e.decision.reason.map { "failed: \($0)" } ?? e.decision.name
+            var requester = RemoteText.quoted(e.requesterName)
+            if let identifier = e.requesterIdentifier, identifier != e.requesterName {
+                requester += " (\(RemoteText.quoted(identifier)))"
+            }
+            var decision =
+                e.decision.reason.map { "failed: \(RemoteText.printable($0, limit: 400))" } ?? e.decision.name
             if let copies = e.copies, copies > 1 { decision += " (\(copies) copies)" }
             Output.line(
-                "\(RFC3339.string(from: e.time))  \(e.channel.rawValue)  \(decision)  \(e.docType)  \(requester) [\(e.authentication)]"
+                "\(RFC3339.string(from: e.time))  \(e.channel.rawValue)  \(decision)  \(RemoteText.printable(e.docType))  "
+                    + "\(requester) [\(RemoteText.printable(e.authentication, limit: 400))]"
             )
             if !e.elementsSent.isEmpty {
                 Output.line(
-                    (e.channel == .issuance ? "    received: " : "    sent: ") + e.elementsSent.joined(separator: ", "))
+                    (e.channel == .issuance ? "    received: " : "    sent: ")
+                        + e.elementsSent.map { RemoteText.printable($0) }.joined(separator: ", "))
             }
         }
     }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import PrintableText
 
 @main
 struct MdocHolderCommand: AsyncParsableCommand {
@@ -9,4 +11,43 @@ struct MdocHolderCommand: AsyncParsableCommand {
             EngagementCommand.self, PresentCommand.self, CredentialsCommand.self, KeysCommand.self, HistoryCommand.self,
             PresentOnlineCommand.self, ServeCommand.self,
         ])
+
+    /// ArgumentParser's own `main`, except that an error a command throws is shown through
+    /// ``RemoteText`` (its message may carry a reader's, an issuer's or a verifier's words):
+    /// escaped, one line, bounded. Parsing errors, help, `ExitCode` and `ValidationError` are
+    /// ArgumentParser's as before.
+    static func main() async {
+        let command: any ParsableCommand
+        do {
+            command = try await asyncParseAsRoot(nil)
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var command = command
+                try command.run()
+            }
+        } catch let error as ExitCode {
+            exit(withError: error)
+        } catch let error as CleanExit {
+            exit(withError: error)
+        } catch let error as ValidationError {
+            exit(withError: error)
+        } catch {
+            exit(withError: ShownError(error))
+        }
+    }
+}
+
+/// An error as the command line shows it: its message through ``RemoteText``.
+struct ShownError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ error: any Error) {
+        let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+        description = RemoteText.printable(message, limit: WalletCLI.messageLimit)
+    }
 }

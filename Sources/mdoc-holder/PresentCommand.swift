@@ -68,9 +68,15 @@ struct PresentCommand: AsyncParsableCommand {
             throw ValidationError("--untrusted-readers must be refuse, ask or allow")
         }
         let prompt: any ConsentPrompt
+        // The consent terminal, when there is one: once it has gone away (hung up), the session
+        // under way ends declined and nothing is waited for after it.
+        var terminal: ControllingTerminal?
         switch try ConsentChoice(parsing: consent, allowed: [.tty, .policy]) {
         case .policy(let path): prompt = try PolicyConsent(path: path)
-        case .tty, .agent: prompt = TerminalConsentPrompt(io: try ControllingTerminal())
+        case .tty, .agent:
+            let tty = try ControllingTerminal()
+            terminal = tty
+            prompt = TerminalConsentPrompt(io: tty)
         }
         let anchors = try readerTrust.flatMap { try CertificateFile.read($0, what: "reader trust anchor") }
         let wallet = try store.open()
@@ -107,11 +113,11 @@ struct PresentCommand: AsyncParsableCommand {
                 },
                 progress: { p in
                     guard isatty(2) == 1, p.totalBytes > 4096 else { return }
-                    WalletCLI.warn("\rsending \(Int(p.fractionCompleted * 100))% of \(p.totalBytes) bytes")
+                    Output.warn("\rsending \(Int(p.fractionCompleted * 100))% of \(p.totalBytes) bytes")
                 })
             try wallet.record(result.records, channel: .ble)
             WalletCLI.warn(Self.summary(result))
-            if once {
+            if once || terminal?.hasGoneAway == true {
                 // A device key that could not be used answered status 10: not a presentation.
                 if case .deviceKeyUnusable? = result.holderEnd { throw ExitCode(PresentOutcome.failed.exitCode) }
                 switch PresentOutcome(result) {
@@ -135,7 +141,7 @@ struct PresentCommand: AsyncParsableCommand {
                     fd: uriOnStdout ? 2 : 1, environment: ProcessInfo.processInfo.environment)
                 let text = code.terminalString(colours: colours) + engagement.uri
                 // Standard output carries the URI alone when it was asked for.
-                if uriOnStdout { WalletCLI.warn(text) } else { Output.line(text) }
+                if uriOnStdout { Output.warn(text) } else { Output.line(text) }
             case .png(let path):
                 do {
                     try QRCode(text: engagement.uri).writePNG(to: path)

@@ -5,6 +5,7 @@ import Foundation
 import MdocCrypto
 import OnlineTransport
 import OpenID4VP
+import PrintableText
 import Wallet
 
 /// `mdoc-holder present-online URL`: answers one OpenID4VP 1.0 request (the content of a
@@ -57,6 +58,13 @@ struct PresentOnlineCommand: AsyncParsableCommand {
             valueName: "pem"))
     var tlsCAs: [String] = []
 
+    @Option(
+        name: .customLong("http-timeout"),
+        help: ArgumentHelp(
+            "Deadline in seconds of each HTTPS exchange (connection, TLS, request and the whole answer; 1 to 3600, default 30).",
+            valueName: "seconds"))
+    var httpTimeout: Int?
+
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
@@ -75,7 +83,7 @@ struct PresentOnlineCommand: AsyncParsableCommand {
         do {
             outcome = try await OnlinePresentation.run(
                 url: url.trimmingCharacters(in: .whitespacesAndNewlines), store: setup.wallet, consent: setup.prompt,
-                verifierTrust: setup.trust, tlsCAs: setup.tls,
+                verifierTrust: setup.trust, tlsCAs: setup.tls, limits: .deadline(seconds: httpTimeout),
                 events: Self.show)
         } catch {
             WalletCLI.warn("mdoc-holder: \(error)")
@@ -90,6 +98,9 @@ struct PresentOnlineCommand: AsyncParsableCommand {
         prompt: any ConsentPrompt, trust: VerifierTrustConfiguration, tls: [Certificate], wallet: CredentialStore
     ) {
         try Self.checkURL(url.trimmingCharacters(in: .whitespacesAndNewlines))
+        if let httpTimeout, !(1...3600).contains(httpTimeout) {
+            throw WalletCLIError("--http-timeout must be between 1 and 3600 seconds")
+        }
         let prompt: any ConsentPrompt
         switch try ConsentChoice(parsing: consent, allowed: [.tty, .policy]) {
         case .policy(let path): prompt = try PolicyConsent(path: path)
@@ -124,19 +135,20 @@ struct PresentOnlineCommand: AsyncParsableCommand {
     @Sendable static func show(_ event: OnlinePresentation.Event) {
         switch event {
         case .fetchingRequest(let host):
-            Output.line("Fetching the request from \(printable(host))")
+            Output.line("Fetching the request from \(RemoteText.printable(host))")
         case .verified(let requester, let signed):
-            var who = printable(requester.displayName)
+            var who = RemoteText.printable(requester.displayName)
             if let identifier = requester.identifier, identifier != requester.displayName {
-                who += " (\(printable(identifier)))"
+                who += " (\(RemoteText.printable(identifier)))"
             }
             Output.line("Request from \(who)")
             Output.line(
-                "  \(signed ? "signed request" : "unsigned request"); \(printable(requester.authentication.summary))")
+                "  \(signed ? "signed request" : "unsigned request"); \(RemoteText.printable(requester.authentication.summary))"
+            )
         case .askingConsent:
             break
         case .sending(let host):
-            Output.line("Sending to \(printable(host))")
+            Output.line("Sending to \(RemoteText.printable(host))")
         }
     }
 
@@ -145,7 +157,7 @@ struct PresentOnlineCommand: AsyncParsableCommand {
         case .sent:
             Output.line("Sent:")
             for record in outcome.records {
-                Output.line("  \(record.docType): " + record.elementsSent.map(\.identifier).joined(separator: ", "))
+                WalletCLI.line("  \(record.docType): " + record.elementsSent.map(\.identifier).joined(separator: ", "))
             }
         case .declined:
             Output.line("Declined" + (outcome.reportedToVerifier ? ": the verifier was told (access_denied)." : "."))
@@ -154,20 +166,13 @@ struct PresentOnlineCommand: AsyncParsableCommand {
                 outcome.reportedToVerifier
                 ? "the verifier was told"
                 : (outcome.requester == nil ? "not reported: the request's origin is not proven" : "not reported")
-            Output.line("Refused: \(error.code.rawValue): \(error.description) (\(reported))")
+            WalletCLI.line("Refused: \(error.code.rawValue): \(error.description) (\(reported))")
         case .rejectedByVerifier(let status):
             Output.line("The verifier did not accept the response (HTTP \(status)).")
         }
         if let redirect = outcome.redirectURI {
-            Output.line("redirect_uri: \(Self.printable(redirect))")
+            Output.line("redirect_uri: \(RemoteText.printable(redirect))")
         }
         for warning in outcome.warnings { WalletCLI.warn("warning: \(warning)") }
-    }
-
-    /// `text` with control characters replaced (verifier-chosen names reach the terminal).
-    static func printable(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 import MdocCrypto
 import OnlineTransport
 import OpenID4VCI
+import PrintableText
 import QRCode
 import SecureArea
 import Wallet
@@ -74,6 +75,13 @@ struct ReceiveCommand: AsyncParsableCommand {
     var tlsCAs: [String] = []
 
     @Option(
+        name: .customLong("http-timeout"),
+        help: ArgumentHelp(
+            "Deadline in seconds of each HTTPS exchange (connection, TLS, request and the whole answer; 1 to 3600, default 30).",
+            valueName: "seconds"))
+    var httpTimeout: Int?
+
+    @Option(
         name: .customLong("batch"),
         help: ArgumentHelp(
             "Ask for N copies of each credential, each bound to its own new key (up to the issuer's batch_size); a presentation uses a copy not shown before while one is left.",
@@ -107,6 +115,9 @@ struct ReceiveCommand: AsyncParsableCommand {
         do {
             guard (1...100).contains(batch) else { throw WalletCLIError("--batch must be between 1 and 100") }
             guard wait >= 0 else { throw WalletCLIError("--wait must be 0 or more seconds") }
+            if let httpTimeout, !(1...3600).contains(httpTimeout) {
+                throw WalletCLIError("--http-timeout must be between 1 and 3600 seconds")
+            }
             guard (offer == nil) == pending else {
                 throw WalletCLIError(pending ? "--pending takes no offer" : "give the offer URL (or --pending)")
             }
@@ -120,7 +131,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         let issuance = CredentialIssuance(
             trustAnchors: setup.anchors, tlsCAs: setup.tls,
             secureArea: store.secureAreas.secureArea.flatMap(SecureAreaName.init(rawValue:)), batch: batch,
-            redirectURI: redirectURI, wait: .seconds(wait))
+            limits: .deadline(seconds: httpTimeout), redirectURI: redirectURI, wait: .seconds(wait))
         let outcome: CredentialIssuance.Outcome
         do {
             if let offer {
@@ -156,7 +167,7 @@ struct ReceiveCommand: AsyncParsableCommand {
             }
             if !outcome.failures.isEmpty { throw ExitCode(1) }
         case .declined:
-            WalletCLI.warn("Declined: nothing was requested from \(TerminalText.printable(outcome.issuerName)).")
+            WalletCLI.warn("Declined: nothing was requested from \(RemoteText.printable(outcome.issuerName)).")
             throw ExitCode(1)
         }
     }
@@ -207,31 +218,31 @@ struct ReceiveCommand: AsyncParsableCommand {
     @Sendable static func show(_ event: CredentialIssuance.Event) {
         switch event {
         case .fetchingOffer(let host):
-            WalletCLI.warn("Fetching the offer from \(TerminalText.printable(host))")
+            WalletCLI.warn("Fetching the offer from \(RemoteText.printable(host))")
         case .issuer(let name, let host):
-            WalletCLI.warn("Issuer: \(TerminalText.printable(name)) (\(TerminalText.printable(host)))")
+            WalletCLI.warn("Issuer: \(RemoteText.printable(name)) (\(RemoteText.printable(host)))")
         case .openAuthorization(let url):
             // The one line a script or a user looks for, then the same URL as a QR code for a phone.
             WalletCLI.warn("open: \(url)")
             if let qr = try? QRCode(text: url) {
-                WalletCLI.warn(
+                Output.warn(
                     qr.terminalString(
                         colours: TerminalColours.wanted(fd: 2, environment: ProcessInfo.processInfo.environment)))
             }
             WalletCLI.warn("Waiting for the authorization (the browser is sent back to this machine)...")
         case .requestingToken(let host, let dpop):
-            WalletCLI.warn("Requesting an access token from \(TerminalText.printable(host))\(dpop ? " (DPoP)" : "")")
+            WalletCLI.warn("Requesting an access token from \(RemoteText.printable(host))\(dpop ? " (DPoP)" : "")")
         case .requestingCredential(let docType, let copies):
             WalletCLI.warn(
-                "Requesting \(TerminalText.printable(docType))\(copies > 1 ? " (\(copies) copies)" : "")")
+                "Requesting \(RemoteText.printable(docType))\(copies > 1 ? " (\(copies) copies)" : "")")
         case .stored(let id, let docType, let copies):
             WalletCLI.warn(
-                "Stored \(TerminalText.printable(docType)) as credential \(id)\(copies > 1 ? " (\(copies) copies)" : "")"
+                "Stored \(RemoteText.printable(docType)) as credential \(id)\(copies > 1 ? " (\(copies) copies)" : "")"
             )
         case .deferred(let docType, let interval):
-            WalletCLI.warn("The issuer deferred \(TerminalText.printable(docType)); asking again every \(interval) s")
+            WalletCLI.warn("The issuer deferred \(RemoteText.printable(docType)); asking again every \(interval) s")
         case .keptPending(let id, let docType):
-            WalletCLI.warn("\(TerminalText.printable(docType)) is not ready: kept pending as \(id)")
+            WalletCLI.warn("\(RemoteText.printable(docType)) is not ready: kept pending as \(id)")
         case .notified(let event):
             WalletCLI.warn("The issuer was notified: \(event)")
         }
@@ -241,13 +252,4 @@ struct ReceiveCommand: AsyncParsableCommand {
 /// `--yes`: the consent was given on the command line.
 struct AcceptingConsent: ConsentPrompt {
     func decide(_ request: ConsentRequest) async -> ConsentDecision { .approveAll(request) }
-}
-
-/// Text from the other side, made safe for a terminal.
-enum TerminalText {
-    static func printable(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
-    }
 }

@@ -1,3 +1,4 @@
+import Consent
 import Foundation
 
 #if canImport(Glibc)
@@ -7,39 +8,38 @@ import Foundation
 #endif
 
 /// The controlling terminal for one secret line (a transaction code): echo is off while it is
-/// typed and restored afterwards, whatever happens.
+/// typed and restored afterwards, whatever happens. A terminal that goes away while it waits
+/// (a hangup, end of input, EIO) is no answer, never a crash (the reads and writes of
+/// ``ControllingTerminal``, SIGHUP ignored while it waits).
 struct SecretTerminal {
-    private let handle: FileHandle
+    private let terminal: ControllingTerminal
 
     init() throws {
-        guard let handle = FileHandle(forUpdatingAtPath: "/dev/tty") else {
+        guard let terminal = try? ControllingTerminal() else {
             throw WalletCLIError(
                 "no terminal to ask the transaction code on: give it with --tx-code-file FILE (- for standard input)")
         }
-        self.handle = handle
+        self.terminal = terminal
     }
 
-    /// Writes `prompt`, reads one line without echo; nil at end of input.
+    /// Writes `prompt`, reads one line without echo; nil at end of input or when the terminal
+    /// has gone away.
     func readSecret(prompt: String) -> String? {
-        handle.write(Data(prompt.utf8))
-        let fd = handle.fileDescriptor
-        var saved = termios()
-        let canHide = tcgetattr(fd, &saved) == 0
-        if canHide {
-            var hidden = saved
-            hidden.c_lflag &= ~tcflag_t(ECHO)
-            _ = tcsetattr(fd, TCSAFLUSH, &hidden)
-        }
-        defer {
-            if canHide { _ = tcsetattr(fd, TCSAFLUSH, &saved) }
-            handle.write(Data("\n".utf8))
-        }
-        var bytes: [UInt8] = []
-        while true {
-            let chunk = handle.readData(ofLength: 1)
-            guard let byte = chunk.first else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-            if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }
-            if byte != 0x0D { bytes.append(byte) }
+        HangupGuard.run(on: terminal) {
+            terminal.write(prompt)
+            let fd = terminal.fileDescriptor
+            var saved = termios()
+            let canHide = tcgetattr(fd, &saved) == 0
+            if canHide {
+                var hidden = saved
+                hidden.c_lflag &= ~tcflag_t(ECHO)
+                _ = tcsetattr(fd, TCSAFLUSH, &hidden)
+            }
+            defer {
+                if canHide { _ = tcsetattr(fd, TCSAFLUSH, &saved) }
+                terminal.write("\n")
+            }
+            return terminal.readLine().map { String($0.filter { $0 != "\r" }) }
         }
     }
 }

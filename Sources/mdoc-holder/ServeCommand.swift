@@ -78,6 +78,13 @@ struct ServeCommand: AsyncParsableCommand {
         help: "CA certificate (PEM or DER) trusted for HTTPS besides the system trust store. Repeatable.")
     var tlsCAs: [String] = []
 
+    @Option(
+        name: .customLong("http-timeout"),
+        help: ArgumentHelp(
+            "Deadline in seconds of each HTTPS exchange of PresentOnline and ReceiveCredential (connection, TLS, request and the whole answer; 1 to 3600, default 30).",
+            valueName: "seconds"))
+    var httpTimeout: Int?
+
     @Flag(help: "Kiosk mode: headless, a proximity session always armed on --adapter; needs --consent policy:FILE.")
     var kiosk = false
 
@@ -127,6 +134,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard agentTimeout > 0, agentTimeout <= 3600 else {
             throw ValidationError("--agent-timeout must be between 0 and 3600 seconds")
         }
+        if let httpTimeout, !(1...3600).contains(httpTimeout) {
+            throw ValidationError("--http-timeout must be between 1 and 3600 seconds")
+        }
         let consentMode: ServiceConsent
         do {
             switch try ConsentChoice(parsing: consent, allowed: [.agent, .policy]) {
@@ -164,6 +174,7 @@ struct ServeCommand: AsyncParsableCommand {
             verifierTrust: VerifierTrustConfiguration(trustAnchors: verifierAnchors, preRegistered: preRegistered),
             tlsCAs: tls, issuerTrust: issuerAnchors, kiosk: kioskConfiguration)
         configuration.secureAreas = try store.secureAreas.registry()
+        configuration.httpLimits = .deadline(seconds: httpTimeout)
         return configuration
     }
 

@@ -3,6 +3,7 @@ import BoundedFile
 import CommandLineSupport
 import Foundation
 import MdocCrypto
+import PrintableText
 import Wallet
 
 /// `--store PATH`, shared by the credential and history commands.
@@ -41,8 +42,16 @@ struct WalletCLIError: Error, CustomStringConvertible, LocalizedError {
 
 /// Helpers of the credential and history commands.
 enum WalletCLI {
-    /// Writes a line to standard error.
-    static func warn(_ text: String) { Output.warn(text) }
+    /// Writes a line to standard error, through ``RemoteText`` (messages carry errors, warnings
+    /// and names from the other side): escaped, one line, bounded. A QR code or a progress
+    /// line, which are the holder's own drawing, go to `Output.warn` directly.
+    static func warn(_ text: String) { Output.warn(RemoteText.printable(text, limit: messageLimit)) }
+
+    /// A line on standard output through ``RemoteText``.
+    static func line(_ text: String) { Output.line(RemoteText.printable(text, limit: messageLimit)) }
+
+    /// The longest message line, in Unicode scalars.
+    static let messageLimit = 4000
 
     /// Prints `value` as JSON: sorted keys, ISO 8601 dates.
     static func printJSON<T: Encodable>(_ value: T) throws {
@@ -74,8 +83,10 @@ enum WalletCLI {
         }
     }
 
-    /// Lines of left-aligned columns, two spaces apart (the last column is not padded).
+    /// Lines of left-aligned columns, two spaces apart (the last column is not padded). Every
+    /// cell is shown through ``RemoteText`` (cells carry doc types and issuer names from outside).
     static func table(_ rows: [[String]]) -> [String] {
+        let rows = rows.map { $0.map { RemoteText.printable($0) } }
         guard let columns = rows.map(\.count).max(), columns > 0 else { return [] }
         var widths = [Int](repeating: 0, count: columns)
         for row in rows {

@@ -31,9 +31,9 @@ struct IssuanceConsentFrontEndTests {
         #expect(t.output.contains("=== Offer of credentials ==="))
         #expect(
             t.output.contains(
-                "From: Utopia DMV (https://issuer.example) - trusted by the TLS certificate of issuer.example"))
-        #expect(t.output.contains("Credential: Driving licence (org.iso.18013.5.1.mDL)"))
-        #expect(t.output.contains("Family name - org.iso.18013.5.1:family_name"))
+                #"From: "Utopia DMV" ("https://issuer.example") - trusted by the TLS certificate of issuer.example"#))
+        #expect(t.output.contains(#"Credential: "Driving licence" ("org.iso.18013.5.1.mDL")"#))
+        #expect(t.output.contains(#"  "Family name" - "org.iso.18013.5.1:family_name""#))
         #expect(t.output.contains("WARNING: 3 copies"))
         #expect(decision.approved(for: Self.mDL) == [ElementID(Self.ns, "family_name")])
     }

@@ -44,6 +44,21 @@ struct CallerInputBoundTests {
         log.info("session 1: request from \(Self.megabyte)")
         #expect((lines.all.first?.count ?? .max) <= ServiceLog.lineLimit + 60)
     }
+
+    /// A reader's or an issuer's words in a log line or a D-Bus error: escape sequences, a
+    /// bidirectional override and a newline are shown escaped, one event one line.
+    @Test func remoteTextInALogLineOrADBusErrorIsEscaped() {
+        let hostile = "Evil\u{1B}[2J\u{1B}[H\nmdoc-holder: forged\u{202E}\u{9B}31m"
+        let escaped = #"Evil\u{1B}[2J\u{1B}[H\nmdoc-holder: forged\u{202E}\u{9B}31m"#
+        let lines = Lines()
+        ServiceLog(journal: false) { lines.append($0) }.info("session 1: declined x for \(hostile)")
+        ServiceLog(journal: true) { lines.append($0) }.info("session 1: declined x for \(hostile)")
+        #expect(
+            lines.all == [
+                "mdoc-holder: session 1: declined x for \(escaped)\n", "<6>session 1: declined x for \(escaped)\n",
+            ])
+        #expect(HolderServiceError.issuerRefused(hostile).dbusError.message == escaped)
+    }
 }
 
 /// Log lines a test collects.

@@ -36,5 +36,14 @@ import Testing
 
     @Test func refusesInvalidUTF8() {
         #expect(throws: JOSEError.self) { try JSONValue(parsing: [0x22, 0xFF, 0x22]) }
+        // Before and after an escape too (a string without one is taken whole).
+        #expect(throws: JOSEError.self) { try JSONValue(parsing: Array(#""\n"#.utf8) + [0xFF, 0x22]) }
+        #expect(throws: JOSEError.self) { try JSONValue(parsing: [0x22, 0xC3] + Array(#"\n""#.utf8)) }
+    }
+
+    @Test func readsStringsWithAndWithoutEscapes() throws {
+        #expect(
+            try JSONValue(parsing: #"["", "plain é", "a\nb", "\u00e9x", "x\"", "ab\\"]"#)
+                == ["", "plain é", "a\nb", "éx", "x\"", "ab\\"])
     }
 }

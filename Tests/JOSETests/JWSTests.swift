@@ -117,5 +117,14 @@ import Testing
         #expect(try JWS(compact: try JWS.sign(payload: [1], key: rootKey)).certificateChain().isEmpty)
         let empty = try JWS.sign(payload: [1], header: ["x5c": []], key: rootKey)
         #expect(throws: JOSEError.self) { try JWS(compact: empty).certificateChain() }
+        // A chain longer than anyone's is refused before a certificate is parsed.
+        let entry = JSONValue.string(Data(certificate.der).base64EncodedString())
+        let sixteen = try JWS.sign(
+            payload: [1], header: ["x5c": .array(Array(repeating: entry, count: 16))], key: rootKey)
+        #expect(try JWS(compact: sixteen).certificateChain().count == 16)
+        let long = try JWS.sign(payload: [1], header: ["x5c": .array(Array(repeating: entry, count: 17))], key: rootKey)
+        #expect(throws: JOSEError.malformed("x5c has 17 certificates; at most 16 are read")) {
+            try JWS(compact: long).certificateChain()
+        }
     }
 }

@@ -1,6 +1,9 @@
+import Curl
 import Foundation
-import OnlineTransport
+import MdocCrypto
 import Testing
+
+@testable import OnlineTransport
 
 /// The HTTPS client's bounds, against the loopback verifier: https only, no redirects, a size
 /// cap, timeouts, refused connections reported at once.
@@ -75,6 +78,108 @@ struct HTTPFetcherTests {
                 return false
             }
             await fetcher.shutdown()
+        }
+    }
+
+    @Test("an answer that trickles is cut off at the deadline of the whole exchange")
+    func trickle() async throws {
+        try await LoopbackVerifier.with { verifier in
+            let impatient = try HTTPFetcher(
+                additionalTrustRoots: [verifier.ca], limits: HTTPFetcher.Limits(requestTimeout: .seconds(2)))
+            let start = ContinuousClock.now
+            await #expect(throws: HTTPFetchError.timedOut(host: "localhost", seconds: 2)) {
+                _ = try await impatient.get(verifier.base + "/trickle?n=30", accept: "*/*")
+            }
+            let took = ContinuousClock.now - start
+            #expect(took >= .seconds(2) && took < .seconds(4), "\(took)")
+        }
+    }
+
+    @Test("a cancelled task ends its exchange")
+    func cancellation() async throws {
+        try await LoopbackVerifier.with { verifier in
+            let fetcher = verifier.fetcher
+            let url = verifier.base + "/trickle?n=30"
+            let start = ContinuousClock.now
+            let task = Task { () async throws(HTTPFetchError) -> HTTPResponse in
+                try await fetcher.get(url, accept: "*/*")
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            task.cancel()
+            let result = await task.result
+            #expect(throws: HTTPFetchError.failed(host: "localhost", reason: "cancelled")) { try result.get() }
+            #expect(ContinuousClock.now - start < .seconds(3))
+        }
+    }
+
+    @Test("the endpoint policy refuses addresses before connecting, and allows the party's own class")
+    func endpointPolicy() async throws {
+        try await LoopbackVerifier.with { verifier in
+            let publicParty = EndpointPolicy(namedBy: "the issuer", partyAddress: IPAddress("198.51.100.10"))
+            for url in ["https://127.0.0.1:\(verifier.port)/done", verifier.base + "/done"] {
+                await #expect {
+                    _ = try await verifier.fetcher.get(url, accept: "*/*", policy: publicParty)
+                } throws: { error in
+                    guard case .addressRefused(let host, let reason) = error as? HTTPFetchError else { return false }
+                    return (host == "127.0.0.1" || host == "localhost") && reason.contains("a loopback address")
+                        && reason.contains("endpoints named by the issuer")
+                }
+            }
+            let loopbackParty = EndpointPolicy(namedBy: "the issuer", partyAddress: IPAddress("127.0.0.1"))
+            let answer = try await verifier.fetcher.get(verifier.base + "/done", accept: "*/*", policy: loopbackParty)
+            #expect(answer.status == 200)
+            #expect(answer.remoteAddress.map { AddressClass($0) } == .loopback)
+        }
+    }
+
+    @Test("the system trust store and --tls-ca both count")
+    func systemStoreAndExtraCA() async throws {
+        try await LoopbackVerifier.with { verifier in
+            // The verifier's CA in a hashed directory standing for /etc/ssl/certs; an unrelated
+            // CA as the --tls-ca: the verifier is trusted through the directory.
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try FileManager.default.copyItem(
+                atPath: verifier.caPath, toPath: directory.appendingPathComponent("verifier.pem").path)
+            let rehash = Process()
+            rehash.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            rehash.arguments = ["rehash", directory.path]
+            try rehash.run()
+            rehash.waitUntilExit()
+            #expect(rehash.terminationStatus == 0)
+            let unrelated = try Certificate.parsePEM(
+                String(
+                    contentsOf: LoopbackVerifier.repository.appendingPathComponent("Fixtures/pki/iaca.pem"),
+                    encoding: .utf8))
+            let throughSystem = HTTPFetcher(
+                additionalTrustRoots: unrelated, limits: HTTPFetcher.Limits(), systemCAPath: directory.path)
+            #expect(try await throughSystem.get(verifier.base + "/done", accept: "*/*").status == 200)
+            let empty = directory.appendingPathComponent("empty")
+            try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+            let neither = HTTPFetcher(
+                additionalTrustRoots: unrelated, limits: HTTPFetcher.Limits(), systemCAPath: empty.path)
+            await #expect {
+                _ = try await neither.get(verifier.base + "/done", accept: "*/*")
+            } throws: { error in
+                if case .tlsFailed(_, let reason) = error as? HTTPFetchError { return reason.contains("trusted CA") }
+                return false
+            }
+            // The verifier's CA as --tls-ca, the real system store beside it.
+            #expect(try await verifier.fetcher.get(verifier.base + "/done", accept: "*/*").status == 200)
+        }
+    }
+
+    @Test("a header value with a line break is refused, nothing sent")
+    func headerInjection() async throws {
+        let fetcher = try HTTPFetcher()
+        await #expect {
+            _ = try await fetcher.send(
+                "https://127.0.0.1:1/x", method: "POST", headers: [("Authorization", "Bearer a\r\nX-Evil: 1")],
+                body: nil)
+        } throws: { error in
+            if case .failed(_, let reason) = error as? HTTPFetchError { return reason.contains("line break") }
+            return false
         }
     }
 

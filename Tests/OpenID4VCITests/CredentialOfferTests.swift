@@ -117,3 +117,46 @@ import Testing
                 == "https://as.example/t1/.well-known/openid-configuration")
     }
 }
+
+/// What an offer from outside may cost: repeated ids are dropped in one pass, too many are
+/// refused before anything else is read.
+@Suite struct CredentialOfferBoundsTests {
+    static func offer(ids: [String]) -> String {
+        let list = ids.map { "\"\($0)\"" }.joined(separator: ",")
+        return #"{"credential_issuer":"https://issuer.example","credential_configuration_ids":["# + list + "]}"
+    }
+
+    @Test func repeatedIDsAreDroppedAndTheDistinctOnesKeepTheirOrder() throws {
+        let offer = try CredentialOffer(jsonText: Self.offer(ids: ["b", "a", "b", "c", "a", "b"]))
+        #expect(offer.credentialConfigurationIDs == ["b", "a", "c"])
+    }
+
+    @Test func theLimitIsTakenAndOneMoreIsRefusedNamingTheCountAndTheLimit() throws {
+        let limit = CredentialOffer.maximumConfigurationIDs
+        let ids = (0..<limit).map { "id\($0)" }
+        #expect(try CredentialOffer(jsonText: Self.offer(ids: ids)).credentialConfigurationIDs == ids)
+        let error = #expect(throws: IssuanceError.self) {
+            try CredentialOffer(jsonText: Self.offer(ids: ids + ["one-more"]))
+        }
+        guard case .invalidOffer(let why)? = error else {
+            Issue.record("expected invalidOffer, got \(String(describing: error))")
+            return
+        }
+        #expect(why.contains("\(limit + 1) configurations"))
+        #expect(why.contains("more than the \(limit)"))
+        #expect(!why.contains("one-more"), "the message quotes no id")
+    }
+
+    @Test func anOfferOf150000IDsIsRefusedAsTooMany() throws {
+        let error = #expect(throws: IssuanceError.self) {
+            try CredentialOffer(jsonText: Self.offer(ids: (0..<150_000).map { "c\($0)" }))
+        }
+        #expect(error?.description.contains("150000 configurations") == true)
+    }
+
+    @Test func repeatsCountTowardsTheLimit() {
+        #expect(throws: IssuanceError.self) {
+            try CredentialOffer(jsonText: Self.offer(ids: Array(repeating: "mdl", count: 1000)))
+        }
+    }
+}

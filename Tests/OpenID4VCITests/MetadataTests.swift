@@ -80,3 +80,52 @@ import Testing
         }
     }
 }
+
+/// Metadata from outside is read within fixed limits, each refusal naming the member.
+@Suite struct MetadataBoundsTests {
+    static func metadata(configurations: Int, claims: Int = 1, servers: Int = 0) -> [UInt8] {
+        let claimList = (0..<claims).map { #"{"path":["ns","e\#($0)"]}"# }.joined(separator: ",")
+        let configs = (0..<configurations).map {
+            #""c\#($0)":{"format":"mso_mdoc","doctype":"d","credential_metadata":{"claims":[\#(claimList)]}}"#
+        }.joined(separator: ",")
+        let serverList = (0..<servers).map { #""https://as\#($0).example""# }.joined(separator: ",")
+        return Array(
+            (#"{"credential_issuer":"https://issuer.example","credential_endpoint":"https://issuer.example/c","#
+                + #""authorization_servers":[\#(serverList)],"credential_configurations_supported":{\#(configs)}}"#)
+                .utf8)
+    }
+
+    @Test func theLimitsAreTaken() throws {
+        let metadata = try CredentialIssuerMetadata(
+            body: Self.metadata(
+                configurations: CredentialIssuerMetadata.maximumConfigurations, claims: 4,
+                servers: CredentialIssuerMetadata.maximumListLength),
+            issuer: "https://issuer.example")
+        #expect(metadata.configurations.count == CredentialIssuerMetadata.maximumConfigurations)
+        let one = try CredentialIssuerMetadata(
+            body: Self.metadata(configurations: 1, claims: CredentialIssuerMetadata.maximumClaims),
+            issuer: "https://issuer.example")
+        #expect(one.configurations["c0"]?.claims.count == CredentialIssuerMetadata.maximumClaims)
+    }
+
+    @Test func tooManyConfigurationsClaimsOrServersAreRefused() {
+        let configurations = #expect(throws: IssuanceError.self) {
+            try CredentialIssuerMetadata(
+                body: Self.metadata(configurations: CredentialIssuerMetadata.maximumConfigurations + 1),
+                issuer: "https://issuer.example")
+        }
+        #expect(configurations?.description.contains("credential_configurations_supported has 257") == true)
+        let claims = #expect(throws: IssuanceError.self) {
+            try CredentialIssuerMetadata(
+                body: Self.metadata(configurations: 1, claims: CredentialIssuerMetadata.maximumClaims + 1),
+                issuer: "https://issuer.example")
+        }
+        #expect(claims?.description.contains("describes 257 claims") == true)
+        let servers = #expect(throws: IssuanceError.self) {
+            try CredentialIssuerMetadata(
+                body: Self.metadata(configurations: 1, servers: CredentialIssuerMetadata.maximumListLength + 1),
+                issuer: "https://issuer.example")
+        }
+        #expect(servers?.description.contains("authorization_servers has 65 entries") == true)
+    }
+}

@@ -306,3 +306,125 @@ import Testing
         #expect(authorizationError { _ = try match.approvedSelections(.decline) }?.code == .accessDenied)
     }
 }
+
+/// A query from outside is read within fixed limits (`invalid_request` naming the member and
+/// the limit), and matching stays linear in what it names times what the store holds.
+@Suite struct DCQLBoundsTests {
+    static func claims(_ count: Int) -> String {
+        "[" + (0..<count).map { #"{"id":"c\#($0)","path":["ns","e\#($0)"]}"# }.joined(separator: ",") + "]"
+    }
+
+    static func query(credentials: Int = 1, claims: Int = 2, claimSets: Int? = nil, setSize: Int = 1) -> String {
+        let sets = claimSets.map { count in
+            #","claim_sets":["#
+                + (0..<count).map { i in
+                    "[" + (0..<setSize).map { #""c\#((i + $0) % claims)""# }.joined(separator: ",") + "]"
+                }.joined(separator: ",") + "]"
+        }
+        let queries = (0..<credentials).map {
+            #"{"id":"q\#($0)","format":"mso_mdoc","meta":{"doctype_value":"d"},"claims":\#(Self.claims(claims))\#(sets ?? "")}"#
+        }
+        return #"{"credentials":["# + queries.joined(separator: ",") + "]}"
+    }
+
+    static func read(_ text: String) throws -> DCQLQuery { try DCQLQuery(json: JSONValue(parsing: text)) }
+
+    @Test func theLimitsAreTaken() throws {
+        let query = try Self.read(
+            Self.query(
+                credentials: 2, claims: DCQLQuery.maximumClaims, claimSets: DCQLQuery.maximumClaimSets,
+                setSize: DCQLQuery.maximumClaims))
+        #expect(query.credentials[0].claimSets?.count == DCQLQuery.maximumClaimSets)
+        #expect(try Self.read(Self.query(credentials: DCQLQuery.maximumCredentialQueries)).credentials.count == 64)
+    }
+
+    @Test(arguments: [
+        (query(claims: 2, claimSets: 65), "claim_sets has 65 entries"),
+        (query(claims: 2, claimSets: 5000), "claim_sets has 5000 entries"),
+        (query(claims: 257), "claims has 257 entries"),
+        (query(credentials: 65), "dcql_query.credentials has 65 entries"),
+        (query(claims: 2, claimSets: 1, setSize: 257), "an option of claim_sets has 257 entries"),
+    ])
+    func tooLongListsAreRefused(_ text: String, _ message: String) throws {
+        let error = authorizationError { _ = try Self.read(text) }
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.description.hasPrefix(message) == true, "\(String(describing: error))")
+    }
+
+    @Test func tooManyValuesCredentialSetsOrPathComponentsAreRefused() throws {
+        let values = "[" + (0..<65).map(String.init).joined(separator: ",") + "]"
+        let manyValues = DCQLQueryTests.credential(#","claims":[{"path":["ns","el"],"values":\#(values)}]"#)
+        #expect(authorizationError { _ = try Self.read(manyValues) }?.description.hasPrefix("claims values") == true)
+        let sets = "[" + Array(repeating: #"{"options":[["mdl"]]}"#, count: 65).joined(separator: ",") + "]"
+        let manySets =
+            #"{"credentials":[{"id":"mdl","format":"mso_mdoc","meta":{"doctype_value":"d"}}],"credential_sets":\#(sets)}"#
+        #expect(
+            authorizationError { _ = try Self.read(manySets) }?.description.hasPrefix("dcql_query.credential_sets")
+                == true)
+        let path = "[" + Array(repeating: #""a""#, count: 65).joined(separator: ",") + "]"
+        let longPath =
+            #"{"credentials":[{"id":"p","format":"dc+sd-jwt","meta":{"vct_values":["v"]},"claims":[{"path":\#(path)}]}]}"#
+        #expect(authorizationError { _ = try Self.read(longPath) }?.description.hasPrefix("a claims path") == true)
+    }
+
+    @Test func aQueryBuiltInCodeIsHeldToTheSameLimits() {
+        let claims = (0..<257).map { DCQLQuery.ClaimQuery(id: "c\($0)", "ns", "e\($0)") }
+        #expect(
+            authorizationError { _ = try DCQLQuery(credentials: [.init(id: "q", doctype: "d", claims: claims)]) }?.code
+                == .invalidRequest)
+    }
+
+    @Test func theWholeRequestIsRefusedWithInvalidRequest() throws {
+        let parameters: [String: JSONValue] = [
+            "client_id": "redirect_uri:https://v.example/post", "response_type": "vp_token",
+            "response_mode": "direct_post", "nonce": "n",
+            "dcql_query": .string(Self.query(claims: 2, claimSets: 3000)),
+        ]
+        #expect(authorizationError { _ = try AuthorizationRequest(parameters: parameters) }?.code == .invalidRequest)
+    }
+
+    @Test func thePreferredClaimSetIsFoundAmongTheMostTheLimitsAllow() throws {
+        let wallet = try TestWallet()
+        // The credential holds e0 and e1 only; of 64 claim sets over 256 claims only the last
+        // one names nothing else.
+        let credential = try wallet.issue(nameSpace: "ns", elements: [("e0", "a"), ("e1", "b")])
+        let other = try wallet.issue(nameSpace: "ns", elements: [("e2", "c")])
+        let claims = (0..<DCQLQuery.maximumClaims).map { DCQLQuery.ClaimQuery(id: "c\($0)", "ns", "e\($0)") }
+        let sets =
+            (0..<DCQLQuery.maximumClaimSets - 1).map { i in (0..<200).map { "c\(($0 + i) % 256)" } } + [
+                ["c1", "c0", "c1"]
+            ]
+        let query = try DCQLQuery(credentials: [
+            .init(id: "mdl", doctype: TestWallet.mDL, claims: claims, claimSets: sets)
+        ])
+        let match = try DCQLMatcher.match(
+            query, credentials: [other, credential],
+            requester: Requester(displayName: "V", identifier: "v", authentication: .unauthenticated))
+        #expect(match.selections.first?.credential.id == credential.id)
+        // Named twice in the set, shown once, in the set's order.
+        #expect(match.selections.first?.elementIDs == [ElementID("ns", "e1"), ElementID("ns", "e0")])
+    }
+
+    @Test func clientMetadataListsAreHeldToTheLimit() throws {
+        let keys = JSONValue.array(Array(repeating: ["kty": "EC"], count: 65))
+        let error = authorizationError { _ = try ClientMetadata(json: ["jwks": ["keys": keys]]) }
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.description.hasPrefix("client_metadata.jwks.keys has 65 entries") == true)
+        let algs = JSONValue.array(Array(repeating: -7, count: 65))
+        #expect(
+            authorizationError {
+                _ = try ClientMetadata(json: ["vp_formats_supported": ["mso_mdoc": ["issuerauth_alg_values": algs]]])
+            }?.code == .invalidRequest)
+    }
+
+    @Test func aPresentationDefinitionIsHeldToTheSameLimits() throws {
+        let fields = "[" + Array(repeating: #"{"path":["$['ns']['e']"]}"#, count: 257).joined(separator: ",") + "]"
+        let definition = try JSONValue(
+            parsing: #"{"id":"x","input_descriptors":[{"id":"d","constraints":{"fields":\#(fields)}}]}"#)
+        #expect(authorizationError { _ = try PresentationDefinition(json: definition) }?.code == .invalidRequest)
+        let long = "$" + String(repeating: "['a']", count: 100_000)
+        #expect(PresentationDefinition.element(fromPath: long) == nil)
+        #expect(PresentationDefinition.element(fromPath: "$['ns']['e']['x']") == nil)
+        #expect(PresentationDefinition.element(fromPath: "$['ns']['e']") == ElementID("ns", "e"))
+    }
+}

@@ -138,6 +138,45 @@ assert e["identifier"] == "portrait" and e["digestMatches"] and r["valid"], e
 assert "(100000 bytes)" in e["value"], e["value"]
 PY
 then ok; else ko "big: a 100 kB portrait arrives intact" "$tmp/big.reader.err"; fi
+
+# 3b. A damaged row is not presented: a second mDL (family_name "Damaged-Row", imported last, so
+# presentation would take it first) whose element-list column no longer reads, while its
+# IssuerSigned and key still do. `credentials list` marks it, the reader gets the whole one, the
+# holder's log names it once (its id and why, no value).
+python3 - "$tmp" <<'PY'
+import json, os, sys
+claims = json.load(open("Fixtures/mdl-claims.json"))
+claims["family_name"] = "Damaged-Row"
+claims["portrait"] = {"file": os.path.abspath("Fixtures/portrait.jpg")}
+json.dump(claims, open(sys.argv[1] + "/damaged-claims.json", "w"))
+PY
+cp "$tmp/wallet.sqlite" "$tmp/damaged.sqlite"
+"$bin/mdoc-issuer" issue --claims "$tmp/damaged-claims.json" --pki Fixtures/pki --out "$tmp/damaged.cbor" \
+  --new-device-key "$tmp/damaged-key.pem" >/dev/null && "$bin/mdoc-holder" credentials import "$tmp/damaged.cbor" \
+  --device-key "$tmp/damaged-key.pem" --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/damaged.sqlite" >/dev/null
+damaged_id=$("$bin/mdoc-holder" credentials list --json --store "$tmp/damaged.sqlite" \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["id"])')
+python3 -c 'import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); db.execute("UPDATE credentials SET elements = ? WHERE id = ?", ("not json", sys.argv[2])); db.commit()' \
+  "$tmp/damaged.sqlite" "$damaged_id"
+if "$bin/mdoc-holder" credentials list --json --store "$tmp/damaged.sqlite" | python3 -c '
+import json, sys
+c = {x["id"]: x for x in json.load(sys.stdin)}
+assert len(c) == 2 and "element list is not readable" in c[sys.argv[1]].get("problem", ""), c
+assert [i for i in c if c[i].get("problem")] == [sys.argv[1]], c' "$damaged_id"; then ok
+else ko "damaged: credentials list marks the row whose element list does not read"; fi
+present damaged "$tmp/damaged.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem --reader-cert Fixtures/pki/reader.pem \
+  --element org.iso.18013.5.1:family_name
+if [ "$reader_exit" = 0 ] && python3 - "$tmp/damaged.reader.out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["valid"] and len(r["documents"]) == 1, r
+values = [e["value"] for e in r["documents"][0]["elements"] if e["identifier"] == "family_name"]
+assert values == ['"Doe"'], values
+PY
+then ok; else ko "damaged: the reader gets the whole credential, not the damaged one" "$tmp/damaged.reader.out"; fi
+if [ "$(grep -c "not presented: credential $damaged_id cannot be read (its element list is not readable)" "$tmp/damaged.holder.err")" = 1 ] \
+  && ! grep -q "Damaged-Row" "$tmp/damaged.holder.err"; then ok
+else ko "damaged: the holder's log names the damaged credential once, and why" "$tmp/damaged.holder.err"; fi
 # The fd path is the default: BlueZoo, like bluetoothd, takes AcquireNotify when offered.
 if grep -q 'Server2Client subscribed: notifications through the AcquireNotify socket' "$tmp/big.holder.err"; then ok
 else ko "big: Server2Client notifications went through the AcquireNotify socket" "$tmp/big.holder.err"; fi

@@ -4,7 +4,7 @@
 set -euo pipefail
 kind=${1:-build}
 packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libpng-dev libsqlite3-dev libdbus-1-dev libbluetooth-dev
-  libp11-kit-dev)
+  libp11-kit-dev libcurl4-openssl-dev)
 if [ "$kind" = test ]; then
   packages+=(python3 python3-venv dbus-daemon zbar-tools tmux curl)
   # packaging-test.sh and service-test.sh: dbus-send, the D-Bus peers (Debian's python3-dbus and python3-gi for
@@ -13,6 +13,8 @@ if [ "$kind" = test ]; then
   # Secure areas: a software TPM on loopback and OpenSSL's tpm2 provider; a software PKCS#11
   # token (the p11-kit headers the PKCS#11 wrapper is built against are a build package above).
   packages+=(swtpm swtpm-tools tpm2-openssl tpm2-tools softhsm2)
+  # vci-test.sh: an issuer at a public address in a network namespace (ip), connects traced (strace).
+  packages+=(iproute2 strace)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -20,7 +20,16 @@ Endpoints (all HTTPS):
                        absent: the member is left out, so the wallet's default applies),
                        pid=given_name,address.locality,nationalities.*,... (adds a dc+sd-jwt
                        query "pid" for vct urn:eudi:pid:1 with these claim paths: dots separate,
-                       * is null, digits are indices), only=pid (leaves the mdl query out)
+                       * is null, digits are indices), only=pid (leaves the mdl query out),
+                       trickle=request|response (the Request Object at request_uri, or the
+                       answer to a direct_post response with this state: headers at once, then
+                       one body byte per second, for the holder's deadline)
+                       hostile_text=names|doctype|error (escape sequences, a bidi override, a
+                       newline and a C1 CSI in client_name; doctype: in the mdl query's
+                       doctype_value too; error: the verified response is answered 400 with them
+                       in error and error_description), for the holder's output,
+                       claim_sets=N (the mdl query's claims get ids c0, c1, ... and N claim sets
+                       of up to four of them: thousands make a query far past the wallet's limits),
                        -> {"session", "url"}: the request URL a QR code would carry.
   GET|POST /request/ID the signed Request Object (POST: wallet_metadata and wallet_nonce, which
                        the signed request then echoes).
@@ -34,7 +43,8 @@ Endpoints (all HTTPS):
                        Disclosure, and the Key Binding JWT (typ kb+jwt, aud = client_id,
                        nonce, sd_hash, iat within 5 minutes).
   GET /result/ID       what this verifier saw for the session (JSON).
-  GET /slow?s=N        answers after N seconds (timeouts); GET /big: 2 MiB; GET /redirect: 302.
+  GET /slow?s=N        answers after N seconds (timeouts); GET /big: 2 MiB; GET /redirect: 302;
+  GET /trickle?n=N     headers at once, then N body bytes at one a second.
 
 Nothing here is for production: fresh test keys every run, no persistence.
 """
@@ -70,6 +80,9 @@ NS = "org.iso.18013.5.1"
 REQUEST_TYPE = "oauth-authz-req+jwt"
 PREREGISTERED_CLIENT_ID = "verifier.localhost"
 PID_VCT = "urn:eudi:pid:1"
+# hostile_text: words that would drive a terminal (clear the screen, home the cursor, forge a
+# line, reverse the text, a C1 CSI).
+HOSTILE = "\x1b[2J\x1b[H\nFrom: Trusted Police Issuer\u202e\x9b31m"
 SD_JWT_REGISTERED = {"iss", "iat", "nbf", "exp", "cnf", "vct", "status", "sub", "_sd_alg"}
 
 
@@ -117,7 +130,7 @@ def b64url_decode(text: str) -> bytes:
 # --------------------------------------------------------------------------- PKI
 
 
-def make_pki(directory: str):
+def make_pki(directory: str, extra_ips=()):
     now = datetime.datetime.now(datetime.timezone.utc)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "OID4VP Test Verifier CA")])
@@ -159,7 +172,8 @@ def make_pki(directory: str):
 
     import ipaddress
     tls_key, tls_cert = leaf(
-        "localhost", [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))],
+        "localhost", [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+        + [x509.IPAddress(ipaddress.ip_address(ip)) for ip in extra_ips],
         [ExtendedKeyUsageOID.SERVER_AUTH])
     sign_key, sign_cert = leaf(
         "OID4VP Test Verifier", [x509.DNSName("localhost")], [ExtendedKeyUsageOID.CLIENT_AUTH])
@@ -237,10 +251,12 @@ def session_transcript(client_id: str, nonce: str, thumbprint, response_uri: str
 
 
 class Verifier:
-    def __init__(self, port, sign_key, sign_chain, iaca, sd_jwt_ca=None):
+    def __init__(self, port, sign_key, sign_chain, iaca, sd_jwt_ca=None, host=None):
         self.sd_jwt_ca = sd_jwt_ca
         self.port = port
         self.base = f"https://localhost:{port}"
+        # Where request_uri points (--host): the response_uri stays at localhost.
+        self.request_base = f"https://{host}:{port}" if host else self.base
         self.sign_key = sign_key
         self.sign_chain = sign_chain
         self.iaca = iaca
@@ -273,7 +289,7 @@ class Verifier:
         enc_jwk = ECKey.import_key(enc_key.public_key()).as_dict()
         enc_jwk.update({"kid": "enc-" + sid[:6], "use": "enc", "alg": "ECDH-ES"})
         metadata = {
-            "client_name": "OID4VP Test Verifier",
+            "client_name": "OID4VP Test Verifier" + (HOSTILE if form.get("hostile_text") else ""),
             "vp_formats_supported": {"mso_mdoc": {"issuerauth_alg_values": [-7, -9], "deviceauth_alg_values": [-7, -9]},
                                      "dc+sd-jwt": {"sd-jwt_alg_values": ["ES256"], "kb-jwt_alg_values": ["ES256"]}},
         }
@@ -288,6 +304,15 @@ class Verifier:
             "id": "mdl", "format": "mso_mdoc", "meta": {"doctype_value": MDL},
             "claims": [{"path": c.split(":", 1), "intent_to_retain": False} for c in claims],
         }]}
+        if form.get("hostile_text") == "doctype":
+            dcql["credentials"][0]["meta"]["doctype_value"] = MDL + HOSTILE
+        if form.get("claim_sets"):
+            query = dcql["credentials"][0]
+            for i, claim in enumerate(query["claims"]):
+                claim["id"] = f"c{i}"
+            width = min(4, len(query["claims"]))
+            query["claim_sets"] = [[f"c{(i + j) % len(query['claims'])}" for j in range(width)]
+                                   for i in range(int(form["claim_sets"]))]
         if form.get("pid"):
             pid_query = {"id": "pid", "format": "dc+sd-jwt", "meta": {"vct_values": [PID_VCT]},
                          "claims": [{"path": claim_path(c)} for c in form["pid"].split(",")]}
@@ -300,7 +325,8 @@ class Verifier:
         session = {
             "id": sid, "kind": kind, "delivery": delivery, "mode": mode, "variant": variant,
             "client_id": client_id, "nonce": nonce, "state": state, "response_uri": response_uri,
-            "params": params, "enc_key": enc_key, "enc_jwk": enc_jwk,
+            "params": params, "enc_key": enc_key, "enc_jwk": enc_jwk, "trickle": form.get("trickle"),
+            "hostile_text": form.get("hostile_text"),
             "queries": [q["id"] for q in dcql["credentials"]],
             "result": {
                 "request_fetches": [], "received": False, "error": None, "verified": False,
@@ -314,7 +340,7 @@ class Verifier:
             if delivery == "value":
                 query = {"client_id": client_id, "request": self.request_object(session, None)}
             else:
-                query = {"client_id": client_id, "request_uri": f"{self.base}/request/{sid}"}
+                query = {"client_id": client_id, "request_uri": f"{self.request_base}/request/{sid}"}
                 if delivery == "post":
                     query["request_uri_method"] = "post"
         else:
@@ -401,6 +427,8 @@ class Verifier:
         result["vp_token_keys"] = sorted(vp_token)
         result["doc_types"] = [d.doc_type for d in documents]
         result["disclosed"] = {ns: sorted(d.namespaces[ns].keys()) for d in documents for ns in d.namespaces}
+        if session["hostile_text"] == "error":
+            return 400, {"error": "invalid_request" + HOSTILE, "error_description": "refused" + HOSTILE}
         return 200, {"redirect_uri": f"{self.base}/done?session={session['id']}"}
 
 
@@ -444,6 +472,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply_json(200, {})
         if url.path == "/big":
             return self.reply(200, b"x" * (2 * 1024 * 1024), "application/octet-stream")
+        if url.path == "/trickle":
+            count = int(urllib.parse.parse_qs(url.query).get("n", ["60"])[0])
+            return self.trickle(b"x" * min(count, 600), "text/plain")
         if url.path == "/redirect":
             return self.reply(302, b"", extra={"Location": f"{self.verifier.base}/big"})
         if url.path == "/done":
@@ -461,6 +492,9 @@ class Handler(BaseHTTPRequestHandler):
             if not (self.headers.get("Content-Type", "").startswith("application/x-www-form-urlencoded")):
                 return self.reply_json(400, {"error": "invalid_request"})
             status, answer = self.verifier.response(form)
+            session = self.verifier.by_state.get(form.get("state", ""))
+            if session is not None and session.get("trickle") == "response":
+                return self.trickle(json.dumps(answer).encode(), "application/json")
             return self.reply_json(status, answer)
         return self.reply_json(404, {"error": "not found"})
 
@@ -481,7 +515,25 @@ class Handler(BaseHTTPRequestHandler):
                 fetch["wallet_metadata_mso_mdoc"] = False
         session["result"]["request_fetches"].append(fetch)
         body = self.verifier.request_object(session, wallet_nonce).encode()
+        if session.get("trickle") == "request":
+            return self.trickle(body, "application/oauth-authz-req+jwt")
         return self.reply(200, body, "application/oauth-authz-req+jwt")
+
+    def trickle(self, body: bytes, content_type):
+        """Headers at once, then one body byte a second (until the client goes away)."""
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.flush()
+        try:
+            for i in range(len(body)):
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                time.sleep(1)
+        except OSError:
+            pass
+        self.close_connection = True
 
 
 def main():
@@ -491,13 +543,15 @@ def main():
     parser.add_argument("--lifetime", type=float, default=300, help="exit after this many seconds")
     parser.add_argument("--ready-file", help="also write the JSON line here (atomically) once listening")
     parser.add_argument("--sd-jwt-ca", help="the CA certificate (PEM) SD-JWT VC issuers chain to")
+    parser.add_argument("--host", help="listen on this address and put it in request_uri (the response_uri stays "
+                                       "at localhost: for the wallet's endpoint address policy)")
     args = parser.parse_args()
 
     # A child spawned from a test runner may inherit a signal mask with SIGTERM blocked.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
 
-    ca_path, tls_path, tls_key_path, sign_key, sign_chain = make_pki(args.dir)
+    ca_path, tls_path, tls_key_path, sign_key, sign_chain = make_pki(args.dir, [args.host] if args.host else [])
     with open(args.iaca, "rb") as f:
         iaca = x509.load_pem_x509_certificate(f.read())
 
@@ -506,7 +560,7 @@ def main():
     context.load_cert_chain(tls_path, tls_key_path)
     context.set_alpn_protocols(["http/1.1"])
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer((args.host or "127.0.0.1", 0), Handler)
     server.daemon_threads = True
     server.socket = context.wrap_socket(server.socket, server_side=True)
     port = server.server_address[1]
@@ -514,7 +568,7 @@ def main():
     if args.sd_jwt_ca:
         with open(args.sd_jwt_ca, "rb") as f:
             sd_jwt_ca = x509.load_pem_x509_certificate(f.read())
-    Handler.verifier = Verifier(port, sign_key, sign_chain, iaca, sd_jwt_ca)
+    Handler.verifier = Verifier(port, sign_key, sign_chain, iaca, sd_jwt_ca, args.host)
 
     # The wallet-side registration of this verifier as a pre-registered client.
     jwk_path = os.path.join(args.dir, "verifier-signing.jwk")

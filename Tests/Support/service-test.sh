@@ -45,7 +45,7 @@ for _ in $(seq 1 200); do [ -s "$tmp/issuer.json" ] && break; sleep 0.1; done
 
 "$bin/mdoc-holder" serve --consent agent --agent-timeout 20 --reader-trust Fixtures/pki/reader-ca.pem \
   --untrusted-readers ask --online --verifier-trust "$tmp/verifier/ca.pem" --tls-ca "$tmp/verifier/ca.pem" \
-  --tls-ca "$tmp/issuer/ca.pem" --trust-anchor Fixtures/pki/iaca.pem \
+  --tls-ca "$tmp/issuer/ca.pem" --trust-anchor Fixtures/pki/iaca.pem --http-timeout 5 \
   --store "$tmp/wallet.sqlite" 2>"$tmp/serve.err" &
 serve_pid=$!
 owned() {
@@ -281,6 +281,19 @@ assert members == ['RequestReceived', 'Ended'] and r['signals'][-1]['args'][1] =
 "; then ok; else ko "receive: a deferred issuance with wait 0 answers its pending id, Ended(pending)" "$tmp/vci-deferred.err"; fi
 count=$($client list | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
 
+# The service's exchanges end at serve --http-timeout; endpoints the issuer names cannot point inward.
+offer "delivery=value&trickle=credential"
+if receive vci-trickle && received vci-trickle "
+assert r['error'] is not None and 'the credential request failed: localhost did not answer within 5 s' in r['message'], r
+assert r['signals'][-1]['member'] == 'Ended' and r['signals'][-1]['args'][1].startswith('error: '), r['signals']
+assert len(c) == $count, c
+"; then ok; else ko "receive: a credential answer that trickles ends at --http-timeout, nothing stored" "$tmp/vci-trickle.err"; fi
+offer "delivery=value&credential_at=169.254.169.254:443"
+if receive vci-inward && received vci-inward "
+assert r['error'] is not None and 'refusing to connect to 169.254.169.254: it resolves to 169.254.169.254, a link-local address' in r['message'], r
+assert len(c) == $count and i['issued'] == 0, (c, i)
+"; then ok; else ko "receive: a credential endpoint on 169.254.169.254 is refused, nothing stored" "$tmp/vci-inward.err"; fi
+
 offer "delivery=value&tx_code=1111"
 stop_agent; start_agent approve "$mdl_allow" 9999
 if receive vci-wrong && received vci-wrong "
@@ -319,12 +332,36 @@ stop_agent
 if [ "$count" = $((before + 3)) ] && $client history >"$tmp/vci-history.json" && python3 - "$tmp/vci-history.json" <<'PY'
 import json, sys
 h = [e for e in json.load(open(sys.argv[1])) if e["channel"] == "issuance"]
-assert [e["outcome"] for e in h] == ["failed", "declined", "failed", "failed", "received", "received", "received"], h
+# (the two "failed" before the receipts: the trickling answer and the link-local endpoint)
+assert [e["outcome"] for e in h] == ["failed", "declined", "failed", "failed", "failed", "failed", "received", "received",
+                                     "received"], h
 assert [e.get("copies") for e in h if e["outcome"] == "received"] == [2, 1, 1], h
 assert all(e["requester"] == "Utopia Test DMV" for e in h), h
 PY
 then ok; else ko "receive: three credentials stored in all, the history lists each issuance over D-Bus ($before -> $count)" "$tmp/vci-history.json"; fi
 if ! grep -qE '493817|9999|1111' "$tmp/serve.err"; then ok; else ko "receive: no transaction code in the service log" "$tmp/serve.err"; fi
+
+# 6c. The service answers while offers are being handled: one offer waits on a hanging agent, two
+# offers of about 1 MiB naming 150,000 configuration ids each arrive, and ListCredentials is
+# called every 100 ms until both are answered: each call is answered within 2 s.
+start_agent hang
+offer "delivery=value"; pending_offer=$offer
+offer "delivery=reference&many_ids=150000"; huge_offer=$offer
+if timeout 90 $client busy-receive "$pending_offer" "$huge_offer" 2 "$tmp/busy-receive.json" 2>"$tmp/busy-receive.err" &&
+  python3 - "$tmp/busy-receive.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+huge = ", ".join("%.2f" % h["s"] for h in r["huge"])
+print("service: %d ListCredentials calls beside two 150,000-id offers (refused after %s s) and one offer "
+      "waiting on consent, each answered within %.2f s" % (len(r["list_s"]), huge, max(r["list_s"] or [99])))
+assert isinstance(r["listed"], int) and r["list_s"] and max(r["list_s"]) < 2, r
+assert r["pending_s"] is None, r  # the waiting offer had not finished when the lists came
+assert len(r["huge"]) == 2 and all(h["s"] < 5 for h in r["huge"]), r
+assert all("credential_configuration_ids names 150001 configurations, more than the 64" in (h["message"] or "")
+           for h in r["huge"]), r
+PY
+then ok; else ko "receive: ListCredentials answers within 2 s while offers are handled; 150,000-id offers refused" "$tmp/busy-receive.err"; fi
+stop_agent
 
 # 7. A second service on the bus: a clear error (name taken), exit 1; journald priorities.
 JOURNAL_STREAM=8:1 "$bin/mdoc-holder" serve --store "$tmp/wallet.sqlite" >/dev/null 2>"$tmp/second.err"

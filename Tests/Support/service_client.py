@@ -13,6 +13,11 @@
   service_client.py receive OFFER OUT [--batch N] [--wait S]   ReceiveCredential(OFFER), write
       {"ids", "pending", "error", "message", "session", "signals"} to OUT (JSON) once Ended arrives
   service_client.py list                                 ListCredentials as JSON
+  service_client.py busy-receive PENDING HUGE COUNT OUT  ReceiveCredential(PENDING) (left
+      waiting on a hanging agent), COUNT ReceiveCredential(HUGE), and ListCredentials every
+      100 ms until those are answered, all without waiting; write to OUT (JSON):
+      {"list_s": [each ListCredentials' answer time], "listed", "huge": [{"s", "error",
+      "message"}], "pending_s"} (huge and pending: seconds after the calls were sent)
   service_client.py busy-cancel [--adapter hciN]         a second StartProximity on the adapter
       is refused with Busy; Cancel ends the first with Ended(cancelled); hci9 does not exist
   service_client.py history                              History(0) as JSON
@@ -218,6 +223,60 @@ def list_credentials():
     print(json.dumps(plain(holder.ListCredentials())))
 
 
+def busy_receive(pending_offer, huge_offer, count, out):
+    import time
+    bus = connect()
+    holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
+    none = dbus.Dictionary({}, signature="sv")
+    loop = GLib.MainLoop()
+    result = {"list_s": [], "listed": None, "huge": [], "pending_s": None}
+    start = time.monotonic()
+    outstanding = [0]
+
+    def finished():
+        return len(result["huge"]) == count and outstanding[0] == 0
+
+    def pending_replied(*args):
+        result["pending_s"] = time.monotonic() - start
+
+    def huge_answer(error=None):
+        result["huge"].append({"s": time.monotonic() - start, "error": error and error.get_dbus_name(),
+                               "message": error and error.get_dbus_message()})
+        if finished():
+            loop.quit()
+
+    def ask_list():
+        sent = time.monotonic()
+        outstanding[0] += 1
+
+        def answered(value):
+            outstanding[0] -= 1
+            result["list_s"].append(time.monotonic() - sent)
+            result["listed"] = len(value) if isinstance(value, dbus.Array) else value.get_dbus_name()
+            if finished():
+                loop.quit()
+
+        holder.ListCredentials(reply_handler=answered, error_handler=answered, timeout=120)
+
+    def tick():
+        # ListCredentials every 100 ms until every huge offer is answered.
+        if len(result["huge"]) == count:
+            return False
+        ask_list()
+        return True
+
+    holder.ReceiveCredential(pending_offer, none, reply_handler=pending_replied, error_handler=pending_replied,
+                             timeout=120)
+    for _ in range(count):
+        holder.ReceiveCredential(huge_offer, none, reply_handler=lambda *a: huge_answer(),
+                                 error_handler=huge_answer, timeout=120)
+    ask_list()
+    GLib.timeout_add(100, tick)
+    GLib.timeout_add_seconds(60, loop.quit)
+    loop.run()
+    json.dump(result, open(out, "w"))
+
+
 def busy_cancel(adapter):
     bus = connect()
     signals = collect_signals(bus)
@@ -313,6 +372,8 @@ if __name__ == "__main__":
         receive(rest[0], rest[1], option(rest, "--batch", None), option(rest, "--wait", None))
     elif command == "list":
         list_credentials()
+    elif command == "busy-receive":
+        busy_receive(rest[0], rest[1], int(rest[2]), rest[3])
     elif command == "busy-cancel":
         busy_cancel(option(rest, "--adapter", "hci0"))
     elif command == "history":

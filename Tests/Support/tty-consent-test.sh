@@ -21,7 +21,7 @@ wait_for() {  # wait_for TEXT: up to 20 s for TEXT on the terminal
 tmux new-session -d -s "$session" -x 220 -y 60 \
   "'$bin/mdoc-demo' Fixtures --consent tty > '$tmp/out' 2>&1; echo \$? > '$tmp/exit'; sleep 30"
 if wait_for "Share? [a]ll, [c]hoose, [d]ecline:"; then ok; else ko "the prompt appears on the terminal"; fi
-if tmux capture-pane -p -t "$session" | grep -qF "org.iso.18013.5.1:document_number  (the requester will keep it)"; then ok; else ko "intent to retain is shown"; fi
+if tmux capture-pane -p -t "$session" | grep -qF '"org.iso.18013.5.1:document_number"  (the requester will keep it)'; then ok; else ko "intent to retain is shown"; fi
 if tmux capture-pane -p -t "$session" | grep -qF "trusted by CN=mdoc-holder Test Reader CA"; then ok; else ko "the requester's trust is shown"; fi
 tmux send-keys -t "$session" "c" Enter
 if wait_for "Numbers to share"; then ok; else ko "choose asks for numbers"; fi

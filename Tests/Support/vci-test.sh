@@ -12,7 +12,12 @@ py=.venv-test/bin/python3
 [ -x "$py" ] || Tests/Support/python-venv.sh
 tmp=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+netns= veth=
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  if [ -n "$netns" ]; then ip link del "$veth" 2>/dev/null; ip netns del "$netns" 2>/dev/null; fi
+  rm -rf "$tmp"
+}
 trap cleanup EXIT
 export XDG_CONFIG_HOME=$tmp/config XDG_DATA_HOME=$tmp/data
 started=$(date +%s.%N)
@@ -129,6 +134,43 @@ check "no key was left behind" bash -c "'$bin/mdoc-holder' keys list --json --st
 check "the issuer got credential_failure" saw 'r["notifications"] == ["credential_failure"] and r["issued"] == 1'
 check "the history records the refusal" bash -c \
   "'$bin/mdoc-holder' history --json --store '$tmp/untrusted.sqlite' | grep -q 'issuer data authentication failed'"
+
+# -- an issuer whose words would drive a terminal (escape sequences, a bidi override, a newline,
+# a C1 CSI in its names, configuration id, doc type, error answer): shown escaped, never raw.
+no_raw() {  # no_raw FILE...: no ESC, BEL, C1 or bidirectional control in the files
+  "$py" -c '
+import re, sys
+for path in sys.argv[1:]:
+    t = open(path, encoding="utf-8", errors="replace").read()
+    if re.search("[\x1b\x07\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", t):
+        sys.exit(path + " holds a raw control character")' "$@"
+}
+hostile='\u{1B}[2J\u{1B}[H\nFrom: Trusted Police Issuer\u{202E}\u{9B}31m'
+offer "delivery=value&hostile_text=names&batch_size=3"
+check "an issuer with hostile names and configuration id is received from" receive "$tmp/hostile.sqlite" "$url" --yes --batch 3
+cat "$tmp/out" "$tmp/err" >"$tmp/hostile.txt"  # what the next checks read (each check replaces out and err)
+check "its name is shown escaped" grep -qF "Issuer: Utopia$hostile" "$tmp/hostile.txt"
+check "no raw control character reaches the output" no_raw "$tmp/hostile.txt"
+"$bin/mdoc-holder" history --store "$tmp/hostile.sqlite" >"$tmp/hostile-history.txt" 2>&1
+check "history shows the issuer's name escaped, nothing raw" bash -c \
+  "grep -qF '\"Utopia$hostile\"' '$tmp/hostile-history.txt' && [ \"\$(wc -l <'$tmp/hostile-history.txt')\" = 2 ]"
+check "history holds no raw control character" no_raw "$tmp/hostile-history.txt"
+"$bin/mdoc-holder" credentials list --store "$tmp/hostile.sqlite" >"$tmp/hostile-list.txt" 2>&1
+check "credentials list holds no raw control character" no_raw "$tmp/hostile-list.txt"
+offer "delivery=value&hostile_text=doctype"
+fails "a hostile doc type in the metadata, not the credential's, is refused" 1 receive "$tmp/hostile.sqlite" "$url" --yes
+cat "$tmp/out" "$tmp/err" >"$tmp/hostile.txt"
+check "the refusal shows that doc type escaped" grep -qF "the org.iso.18013.5.1.mDL$hostile credential the issuer sent was refused" "$tmp/hostile.txt"
+check "and holds no raw control character" no_raw "$tmp/hostile.txt"
+offer "delivery=value&hostile_text=error"
+fails "an error answer with escape sequences fails the receive" 1 receive "$tmp/hostile-error.sqlite" "$url" --yes
+cat "$tmp/out" "$tmp/err" >"$tmp/hostile.txt"
+# The error code is cut at 64 characters (an ellipsis), the description at 300.
+check "the error code and description are shown escaped" \
+  grep -qF 'invalid_grant\u{1B}[2J\u{1B}[H\nFrom: Trusted Police Issuer…: refused'"$hostile" "$tmp/hostile.txt"
+check "the error output holds no raw control character" no_raw "$tmp/hostile.txt"
+"$bin/mdoc-holder" history --store "$tmp/hostile-error.sqlite" >"$tmp/hostile-history.txt" 2>&1
+check "the history of the failure holds no raw control character" no_raw "$tmp/hostile-history.txt"
 
 # -- signed metadata (OpenID4VCI 1.0 section 12.2.3): asked for as application/jwt, verified, used
 offer "delivery=value&signed_metadata=trusted"
@@ -309,11 +351,67 @@ while b"Accept?" not in seen and time.time() < deadline:
 os.write(main, b"n\n")
 process.wait(timeout=30)
 text = seen.decode(errors="replace")
-for expected in ("Utopia PID (urn:eudi:pid:1)", "Given name - given_name", "Town - address.locality"):
+for expected in ('"Utopia PID" ("urn:eudi:pid:1")', '"Given name" - "given_name"', '"Town" - "address.locality"'):
     assert expected in text, (expected, text)
 assert process.returncode == 1, process.returncode
 PY
 check "declining it requested nothing" saw 'r["token_requests"] == 0'
+# The same prompt for an issuer whose names carry escape sequences: every one shown escaped and
+# quoted after the prompt's own label, nothing raw on the terminal, one From: line.
+offer "delivery=value&hostile_text=names"
+check "the terminal prompt shows hostile issuer, credential and claim names escaped" "$py" - "$bin/mdoc-holder" "$url" "$tmp/hostile-tty.sqlite" "$ica" <<'PY'
+import os, pty, re, select, subprocess, sys, time
+binary, url, store, ica = sys.argv[1:]
+main, child = pty.openpty()
+process = subprocess.Popen(
+    [binary, "credentials", "receive", url, "--trust-anchor", "Fixtures/pki/iaca.pem", "--tls-ca", ica, "--store", store],
+    stdin=child, stdout=child, stderr=child, start_new_session=True,
+    preexec_fn=lambda: __import__("fcntl").ioctl(0, __import__("termios").TIOCSCTTY, 0))
+os.close(child)
+seen, deadline = b"", time.time() + 30
+while b"Accept?" not in seen and time.time() < deadline:
+    if select.select([main], [], [], 0.5)[0]:
+        try:
+            seen += os.read(main, 4096)
+        except OSError:
+            break
+os.write(main, b"n\n")
+process.wait(timeout=30)
+text = seen.decode(errors="replace")
+hostile = r"\u{1B}[2J\u{1B}[H\nFrom: Trusted Police Issuer\u{202E}\u{9B}31m"
+for expected in ('From: "Utopia' + hostile + '"', 'Credential: "Utopia licence' + hostile + '" ("org.iso.18013.5.1.mDL")',
+                 '  "Family name' + hostile + '" - "org.iso.18013.5.1:family_name"'):
+    assert expected in text, (expected, text)
+assert not re.search("[\x1b\x07\x80-\x9f\u202a-\u202e\u2066-\u2069]", text), text
+assert len([line for line in text.splitlines() if line.startswith("From:")]) == 1, text
+assert process.returncode == 1, process.returncode
+PY
+# The terminal hangs up while the offer's prompt waits: a decline (exit 1, not a signal), recorded.
+offer "delivery=value"
+check "a hangup at the offer's prompt declines, recorded in the history, no crash" "$py" - "$bin/mdoc-holder" "$url" "$tmp/hangup.sqlite" "$ica" <<'PY'
+import json, os, pty, select, subprocess, sys, time
+binary, url, store, ica = sys.argv[1:]
+main, child = pty.openpty()
+process = subprocess.Popen(
+    [binary, "credentials", "receive", url, "--trust-anchor", "Fixtures/pki/iaca.pem", "--tls-ca", ica, "--store", store],
+    stdin=child, stdout=child, stderr=child, start_new_session=True,
+    preexec_fn=lambda: __import__("fcntl").ioctl(0, __import__("termios").TIOCSCTTY, 0))
+os.close(child)
+seen, deadline = b"", time.time() + 30
+while b"Accept?" not in seen and time.time() < deadline:
+    if select.select([main], [], [], 0.5)[0]:
+        try:
+            seen += os.read(main, 4096)
+        except OSError:
+            break
+assert b"Accept?" in seen, seen
+os.close(main)  # the hangup: SIGHUP to the holder, its terminal gone
+process.wait(timeout=30)
+assert process.returncode == 1, process.returncode  # negative: killed by a signal
+history = json.loads(subprocess.run([binary, "history", "--json", "--store", store], capture_output=True, check=True).stdout)
+assert [(e["channel"], e["decision"]) for e in history] == [("issuance", "declined")], history
+PY
+check "the hung-up offer requested nothing" saw 'r["token_requests"] == 0'
 offer "delivery=value&format=sd-jwt&signer=untrusted"
 fails "an SD-JWT VC under an untrusted CA is refused" 1 receive "$tmp/sd-untrusted.sqlite" "$url" --yes --trust-anchor "$sdca"
 check "the message says the SD-JWT VC failed issuer authentication and the issuer was told" \
@@ -375,6 +473,17 @@ fails "an offer without parameters is refused" 1 receive "$tmp/x.sqlite" "openid
 check "it says what is missing" grep -q "credential_offer" "$tmp/err"
 fails "--batch 0 is bad input" 2 receive "$tmp/x.sqlite" "$url" --yes --batch 0
 
+# -- an offer of about 1 MiB naming 150,000 configuration ids: refused at once, nothing fetched after it
+offer "delivery=reference&many_ids=150000"
+t0=$(date +%s.%N)
+fails "an offer of 150,000 configuration ids is refused" 1 receive "$tmp/many.sqlite" "$url" --yes
+t1=$(date +%s.%N)
+check "saying how many it names and the limit" grep -q "credential_configuration_ids names 150001 configurations, more than the 64" "$tmp/err"
+many_s=$(echo "$t1 - $t0" | bc)
+echo "vci-test: the 150,000-id offer ($(curl -sf --cacert "$ica" "https://localhost:$iport/offer/$sid" | wc -c) bytes) was refused in $(printf '%.2f' "$many_s") s"
+check "within 5 s (it took minutes before the limit)" test "$(echo "$many_s < 5" | bc)" = 1
+check "nothing but the offer was fetched, nothing stored" saw 'r["offer_fetches"] == 2 and r["metadata_fetches"] == 0 and r["issued"] == 0'
+
 # -- a received copy presented over OpenID4VP to the loopback verifier, verified there
 printf '[[rule]]\nreader = "any"\ndoctype = "*"\nallow = ["*"]\n' >"$tmp/present.toml"
 vstore=$tmp/present.sqlite
@@ -388,6 +497,45 @@ check "present-online sends it" "$bin/mdoc-holder" present-online "$vurl" --cons
 check "the verifier verified the received credential (issuer, device signature)" bash -c \
   "curl -sf --cacert '$vca' https://localhost:$vport/result/$vsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"verified\"] and r[\"verify_error\"] is None, r'"
 check "one copy is used, two remain" listed "$vstore" "[(x['copies'], x['unusedCopies']) for x in c] == [(3, 2)]"
+
+# -- a DCQL query of 5,000 claim sets: refused with invalid_request at once, nothing presented
+curl -sf --cacert "$vca" -d "kind=signed&delivery=post&claim_sets=5000" "https://localhost:$vport/start" >"$tmp/vp.json"
+vsid=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$tmp/vp.json")
+vurl=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$tmp/vp.json")
+t0=$(date +%s.%N)
+fails "a query of 5,000 claim sets is refused" 1 "$bin/mdoc-holder" present-online "$vurl" \
+  --consent "policy:$tmp/present.toml" --verifier-trust "$vca" --tls-ca "$vca" --store "$vstore"
+t1=$(date +%s.%N)
+check "saying which list is too long and the limit" grep -q "Refused: invalid_request: claim_sets has 5000 entries; this wallet takes at most 64" "$tmp/out"
+sets_s=$(echo "$t1 - $t0" | bc)
+echo "vci-test: the 5,000-claim-set DCQL query was refused in $(printf '%.2f' "$sets_s") s"
+check "within 5 s (22 s of CPU before the limit)" test "$(echo "$sets_s < 5" | bc)" = 1
+check "the verifier got invalid_request and no presentation" bash -c \
+  "curl -sf --cacert '$vca' https://localhost:$vport/result/$vsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"error\"] == \"invalid_request\" and not r[\"verified\"], r'"
+check "no copy was used for it" listed "$vstore" "[(x['copies'], x['unusedCopies']) for x in c] == [(3, 2)]"
+
+# -- a verifier whose words would drive a terminal (client_name, a query's doctype_value, an
+# error answer to the response): present-online shows them escaped, nothing raw.
+hostile_vp() {  # hostile_vp SWITCH: one present-online of the hostile store; output in $tmp/hostile-vp.txt
+  curl -sf --cacert "$vca" -d "kind=signed&delivery=post&hostile_text=$1" "https://localhost:$vport/start" >"$tmp/vp.json"
+  vurl=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$tmp/vp.json")
+  "$bin/mdoc-holder" present-online "$vurl" --consent "policy:$tmp/present.toml" --verifier-trust "$vca" \
+    --tls-ca "$vca" --store "$tmp/hostile.sqlite" >"$tmp/hostile-vp.txt" 2>&1
+  hostile_vp_exit=$?
+}
+hostile_vp names
+check "a verifier with a hostile client_name is answered" test "$hostile_vp_exit" = 0
+check "its name is shown escaped" grep -qF "Request from OID4VP Test Verifier$hostile" "$tmp/hostile-vp.txt"
+check "nothing raw reaches the output (client_name)" no_raw "$tmp/hostile-vp.txt"
+hostile_vp doctype
+check "a query for a hostile doc type matches nothing" test "$hostile_vp_exit" = 1
+check "nothing raw reaches the output (doctype_value)" no_raw "$tmp/hostile-vp.txt"
+hostile_vp error
+check "a hostile error answer to the response is a failure" test "$hostile_vp_exit" != 0
+check "nothing raw reaches the output (error answer)" no_raw "$tmp/hostile-vp.txt"
+"$bin/mdoc-holder" history --store "$tmp/hostile.sqlite" >"$tmp/hostile-history.txt" 2>&1
+check "the history of these presentations holds no raw control character" no_raw "$tmp/hostile-history.txt"
+check "and shows the verifier's name escaped" grep -qF "\"OID4VP Test Verifier$hostile\"" "$tmp/hostile-history.txt"
 
 # -- and over BLE (BlueZoo on a private bus): the real holder and reader, another unused copy
 if [ -x .venv-test/bin/bluezoo ] && command -v dbus-daemon >/dev/null; then
@@ -411,6 +559,116 @@ if [ -x .venv-test/bin/bluezoo ] && command -v dbus-daemon >/dev/null; then
   fi
 else
   failed=$((failed + 1)); echo "FAIL: BlueZoo (.venv-test/bin/bluezoo) or dbus-daemon missing: run Tests/Support/install-deps.sh test"
+fi
+
+# -- every exchange has a total deadline: answers that trickle (headers at once, then a byte a
+# second) end at --http-timeout with "did not answer within N s", nothing stored
+took() { echo "$(date +%s.%N) - $1" | bc; }
+fails "--http-timeout 0 is bad input" 2 receive "$tmp/x.sqlite" "$url" --yes --http-timeout 0
+offer "delivery=value&trickle=metadata"
+t0=$(date +%s.%N)
+fails "issuer metadata that trickles fails" 1 receive "$tmp/trickle.sqlite" "$url" --yes --http-timeout 2
+check "at the deadline, saying so" grep -q "fetching the issuer's metadata failed: localhost did not answer within 2 s" "$tmp/err"
+check "within 6 s" test "$(echo "$(took "$t0") < 6" | bc)" = 1
+check "nothing was asked after the metadata" saw 'r["token_requests"] == 0'
+offer "delivery=value&trickle=credential"
+t0=$(date +%s.%N)
+fails "a credential answer that trickles fails" 1 receive "$tmp/trickle.sqlite" "$url" --yes --http-timeout 2
+check "at the deadline, saying so" grep -q "the credential request failed: localhost did not answer within 2 s" "$tmp/err"
+check "within 6 s" test "$(echo "$(took "$t0") < 6" | bc)" = 1
+check "nothing was stored" listed "$tmp/trickle.sqlite" "c == []"
+check "no key was left behind" bash -c "'$bin/mdoc-holder' keys list --json --store '$tmp/trickle.sqlite' | grep -qx '\[\]'"
+"$bin/mdoc-holder" credentials import Fixtures/mdl.cbor --device-key Fixtures/mdl-device-key.pem \
+  --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/trickle-vp.sqlite" >/dev/null 2>&1
+for where in request response; do
+  curl -sf --cacert "$vca" -d "kind=signed&delivery=post&trickle=$where" "https://localhost:$vport/start" >"$tmp/vp.json"
+  vurl=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$tmp/vp.json")
+  t0=$(date +%s.%N)
+  fails "a verifier whose $where answer trickles: present-online fails" 1 "$bin/mdoc-holder" present-online "$vurl" \
+    --consent "policy:$tmp/present.toml" --verifier-trust "$vca" --tls-ca "$vca" --store "$tmp/trickle-vp.sqlite" \
+    --http-timeout 2
+  check "at the deadline ($where), saying so" grep -q "localhost did not answer within 2 s" "$tmp/err"
+  check "within 6 s ($where)" test "$(echo "$(took "$t0") < 6" | bc)" = 1
+done
+check "the history has no presentation recorded as sent" bash -c \
+  "'$bin/mdoc-holder' history --json --store '$tmp/trickle-vp.sqlite' | '$py' -c 'import json,sys; h=json.load(sys.stdin); assert all(e[\"decision\"] != \"sent\" for e in h), h'"
+
+# -- endpoints an issuer names cannot point inward. On loopback, the issuer may name another
+# loopback port (its token endpoint on its second port) but not a link-local or private address.
+offer "delivery=value&token_at=second"
+check "an issuer on loopback with its token endpoint on another loopback port works" receive "$tmp/inward.sqlite" "$url" --yes
+iport2=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port2"])' "$tmp/issuer/ready")
+check "the token came from the second port" saw "r['token_requests'] == 1 and r['token_port'] == $iport2 and r['issued'] == 1"
+offer "delivery=value&token_at=169.254.169.254:443"
+fails "an issuer on loopback naming a link-local token endpoint is refused" 1 receive "$tmp/inward.sqlite" "$url" --yes
+check "saying where it leads and why" grep -q "refusing to connect to 169.254.169.254: .*a link-local address; endpoints named by the issuer" "$tmp/err"
+offer "delivery=value&credential_at=10.0.0.7:443"
+fails "an issuer on loopback naming a private credential endpoint is refused" 1 receive "$tmp/inward.sqlite" "$url" --yes
+check "saying where it leads and why" grep -q "refusing to connect to 10.0.0.7: .*a private address" "$tmp/err"
+check "only the first credential is stored" listed "$tmp/inward.sqlite" "len(c) == 1"
+
+# An issuer at a public address (198.51.100.10, documentation range, on a veth pair into a
+# network namespace made here) naming token or credential endpoints on 169.254.169.254, on
+# loopback and on a private address: each refused before any connection (strace shows none).
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v strace >/dev/null; then
+  # One run at a time holds 198.51.100.0/24 (two veth pairs with it would share the route).
+  exec 9>/tmp/mdoc-holder-vci-netns.lock
+  flock -w 300 9 || echo "vci-test: another run holds the network namespace lock; going on"
+  netns=mdoc-vci-$$ veth=mdocv$$
+  if ip netns add "$netns" && ip link add "$veth" type veth peer name "${veth}n" &&
+    ip link set "${veth}n" netns "$netns" && ip addr add 198.51.100.1/24 dev "$veth" && ip link set "$veth" up &&
+    ip -n "$netns" addr add 198.51.100.10/24 dev "${veth}n" && ip -n "$netns" link set "${veth}n" up &&
+    ip -n "$netns" link set lo up; then
+    mkdir -p "$tmp/public"
+    ip netns exec "$netns" "$py" Tests/Support/vci_issuer.py --dir "$tmp/public" --host 198.51.100.10 \
+      --ds-key Fixtures/pki/ds.key.pem --ds-cert Fixtures/pki/ds.pem --lifetime 120 --ready-file "$tmp/public/ready" >/dev/null &
+    pids+=($!)
+    wait_ready "$tmp/public/ready"
+    pport=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/public/ready")
+    for target in "token_at=169.254.169.254:443 169.254.169.254 a link-local address" \
+      "token_at=127.0.0.1:$iport 127.0.0.1 a loopback address" \
+      "credential_at=10.0.0.7:443 10.0.0.7 a private address" \
+      "token_at=[::1]:$iport ::1 a loopback address"; do
+      set -f; set -- $target; set +f
+      form=$1 address=$2 kind="$3 $4 $5"
+      curl -sf --cacert "$tmp/public/ca.pem" -d "delivery=value&$form" "https://198.51.100.10:$pport/start" >"$tmp/start.json"
+      purl=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["offer"])' "$tmp/start.json")
+      fails "a public issuer naming $address is refused" 1 strace -f -qq -e trace=connect -o "$tmp/strace.log" \
+        "$bin/mdoc-holder" credentials receive "$purl" --yes --trust-anchor Fixtures/pki/iaca.pem \
+        --tls-ca "$tmp/public/ca.pem" --store "$tmp/public.sqlite" --http-timeout 5
+      check "the message names $address and why" grep -q "refusing to connect to \[\?$address\]\?: it resolves to $address, $kind; endpoints named by the issuer may not point at" "$tmp/err"
+      check "the holder reached the issuer (strace saw its connects)" grep -q 'inet_addr("198.51.100.10")' "$tmp/strace.log"
+      check "and made no connection to $address" bash -c "! grep -E 'inet_addr\\(\"$address\"\\)|inet_pton\\(AF_INET6, \"$address\"' '$tmp/strace.log'"
+    done
+    check "nothing was stored" listed "$tmp/public.sqlite" "c == []"
+    offer_public=$(curl -sf --cacert "$tmp/public/ca.pem" -d "delivery=value&token_at=second" "https://198.51.100.10:$pport/start")
+    purl=$("$py" -c 'import json,sys; print(json.loads(sys.argv[1])["offer"])' "$offer_public")
+    check "the public issuer with its token endpoint on its own second port works" "$bin/mdoc-holder" credentials receive \
+      "$purl" --yes --trust-anchor Fixtures/pki/iaca.pem --tls-ca "$tmp/public/ca.pem" --store "$tmp/public.sqlite"
+    # A verifier whose request_uri is at 198.51.100.10 and whose response_uri is https://localhost:PORT.
+    mkdir -p "$tmp/public-verifier"
+    ip netns exec "$netns" "$py" Tests/Support/oid4vp_verifier.py --dir "$tmp/public-verifier" --host 198.51.100.10 \
+      --iaca Fixtures/pki/iaca.pem --lifetime 120 --ready-file "$tmp/public-verifier/ready" >/dev/null &
+    pids+=($!)
+    wait_ready "$tmp/public-verifier/ready"
+    pvport=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/public-verifier/ready")
+    pvca=$tmp/public-verifier/ca.pem
+    curl -sf --cacert "$pvca" -d "kind=signed&delivery=get" "https://198.51.100.10:$pvport/start" >"$tmp/vp.json"
+    pvsid=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$tmp/vp.json")
+    pvurl=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$tmp/vp.json")
+    fails "a public verifier's response_uri on localhost is refused" 1 strace -f -qq -e trace=connect -o "$tmp/strace.log" \
+      "$bin/mdoc-holder" present-online "$pvurl" --consent "policy:$tmp/present.toml" --verifier-trust "$pvca" \
+      --tls-ca "$pvca" --store "$tmp/public.sqlite" --http-timeout 5
+    check "saying where it leads and why" grep -q "refusing to connect to localhost: it resolves to [0-9a-f:.]*, a loopback address; endpoints named by the verifier may not point at" "$tmp/err"
+    check "the request came from the verifier (strace saw the connect)" grep -q 'inet_addr("198.51.100.10")' "$tmp/strace.log"
+    check "and nothing connected to loopback" bash -c "! grep -E 'inet_addr\(\"127\.|inet_pton\(AF_INET6, \"::1\"' '$tmp/strace.log'"
+    check "the verifier received nothing" bash -c \
+      "curl -sf --cacert '$pvca' https://198.51.100.10:$pvport/result/$pvsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert not r[\"received\"], r'"
+  else
+    failed=$((failed + 1)); echo "FAIL: the network namespace and veth pair could not be made"
+  fi
+else
+  failed=$((failed + 1)); echo "FAIL: the public-issuer case needs root, ip and strace (Tests/Support/install-deps.sh test)"
 fi
 
 elapsed=$(echo "$(date +%s.%N) - $started" | bc)

@@ -5,8 +5,9 @@ Run by Tests/Support/vci-test.sh from .venv-test (cryptography, joserfc, pymdocc
 
     vci_issuer.py --dir TMPDIR --ds-key Fixtures/pki/ds.key.pem --ds-cert Fixtures/pki/ds.pem
 
-It makes its own TLS test CA (TMPDIR/ca.pem) and a certificate for localhost / 127.0.0.1,
-listens on a free port of 127.0.0.1 and prints one JSON line {"port": N, "ca": PATH}.
+It makes its own TLS test CA (TMPDIR/ca.pem) and a certificate for localhost / 127.0.0.1
+(and --host), listens on two free ports of 127.0.0.1 (or --host: then the issuer identifiers
+name that address) and prints one JSON line {"port": N, "port2": M, "ca": PATH}.
 
 Every offer is a session with its own Credential Issuer Identifier https://localhost:PORT/s/ID
 (so the metadata lives at /.well-known/openid-credential-issuer/s/ID, between host and path):
@@ -31,6 +32,17 @@ Every offer is a session with its own Credential Issuer Identifier https://local
                        urn:eudi:pid:1, SD-JWT VCs issued by the IETF reference library `sd-jwt`
                        with the issuer's x5c chain to TMPDIR/sd-jwt-ca.pem, cnf.jwk the proved key;
                        signer=untrusted: a chain to a fresh CA the holder does not know)
+                       trickle=metadata|credential (the issuer metadata or the credential
+                       answer: headers at once, then one body byte a second, for the holder's deadline),
+                       token_at=second|HOST:PORT, credential_at=HOST:PORT (the token endpoint on the
+                       issuer's second port, or the token / credential endpoint at another authority
+                       such as 169.254.169.254:443: for the holder's endpoint address policy),
+                       many_ids=N (the offer names N distinct configuration ids more, as short
+                       as they come: 150000 make an offer of about 1 MB, for the holder's limit),
+                       hostile_text=names|doctype|error (escape sequences, a bidi override, a
+                       newline and a C1 CSI in the configuration id and the issuer's, credential's
+                       and claims' display names; doctype: in the metadata's doctype too; error: in
+                       the token endpoint's error and error_description), for the holder's output,
                        -> {"session", "offer"}: what a QR code would carry.
   POST /s/ID/par       RFC 9126: checks the authorization request (response_type code, client_id,
                        a loopback http redirect_uri, state, PKCE S256 challenge, authorization_details
@@ -89,6 +101,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oid4vp_verifier import make_pki  # noqa: E402  (the same TLS test PKI)
 
 MDL = "org.iso.18013.5.1.mDL"
+# hostile_text: words that would drive a terminal (clear the screen, home the cursor, forge a
+# line, reverse the text, a C1 CSI), for configuration ids, display names, doc types, errors.
+HOSTILE = "\x1b[2J\x1b[H\nFrom: Trusted Police Issuer\u202e\x9b31m"
 PID_VCT = "urn:eudi:pid:1"
 NS = "org.iso.18013.5.1"
 PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code"
@@ -229,11 +244,23 @@ def issue_mdl(ds_key, ds_cert, jwk: dict) -> bytes:
     return cbor2.dumps(container["documents"][0]["issuerSigned"])
 
 
+def base36(n: int) -> str:
+    """n in base 36 (0-9a-z): the shortest distinct configuration ids."""
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = digits[n % 36]
+    while n >= 36:
+        n //= 36
+        text = digits[n % 36] + text
+    return text
+
+
 class Issuer:
-    def __init__(self, port, ds_key, ds_cert, sd_jwt_signer):
+    def __init__(self, port, ds_key, ds_cert, sd_jwt_signer, host="localhost", port2=None):
         self.sd_jwt_signer = sd_jwt_signer
         self.port = port
-        self.base = f"https://localhost:{port}"
+        self.host = host
+        self.port2 = port2
+        self.base = f"https://{host}:{port}"
         self.ds_key = ds_key
         self.ds_cert = ds_cert
         self.lock = threading.Lock()
@@ -258,6 +285,11 @@ class Issuer:
             "encrypt": form.get("encrypt") == "1", "enc_key": ECKey.generate_key("P-256", private=True),
             "config": "pid" if form.get("format") == "sd-jwt" else "mdl",
             "signed_metadata": form.get("signed_metadata") or None,
+            "trickle": form.get("trickle"), "endpoint_urls": {},
+            # names: the configuration id, the issuer's, credential's and claims' display names;
+            # doctype: also the metadata's doctype (not the credential's); error: the token
+            # endpoint answers an error whose code and description carry escape sequences.
+            "hostile_text": form.get("hostile_text"),
             "result": {"metadata_accept": None, "violations": [], "token_requests": 0, "token_errors": [], "credential_requests": 0,
                        "nonce_requests": 0, "dpop_challenges": 0, "proofs": 0, "issued": 0, "notifications": [],
                        "metadata_fetches": 0, "as_metadata_fetches": 0, "offer_fetches": 0,
@@ -275,7 +307,16 @@ class Issuer:
                 grant["tx_code"] = {"input_mode": "numeric", "length": len(session["tx_code"]),
                                     "description": "the code in your letter"}
             grants = {PRE_AUTH: grant}
+        if session["hostile_text"] in ("names", "doctype") and session["config"] == "mdl":
+            session["config"] = "mdl" + HOSTILE
         offer = {"credential_issuer": issuer_id, "credential_configuration_ids": [session["config"]], "grants": grants}
+        for name in ("token", "credential"):
+            at = form.get(f"{name}_at")
+            if at == "second":
+                at = f"{self.host}:{self.port2}"
+            if at:
+                session["endpoint_urls"][name] = f"https://{at}/s/{sid}/{name}"
+        offer["credential_configuration_ids"] += [base36(i) for i in range(int(form.get("many_ids", "0")))]
         session["offer"] = offer
         if session["delivery"] == "value":
             url = "openid-credential-offer://?credential_offer=" + urllib.parse.quote(json.dumps(offer), safe="")
@@ -340,7 +381,7 @@ class Issuer:
         s["result"]["metadata_fetches"] += 1
         metadata = {
             "credential_issuer": s["issuer"],
-            "credential_endpoint": f"{s['issuer']}/credential",
+            "credential_endpoint": s["endpoint_urls"].get("credential", f"{s['issuer']}/credential"),
             "nonce_endpoint": f"{s['issuer']}/nonce",
             "display": [{"name": "Utopia Test DMV", "locale": "en"}],
             "credential_configurations_supported": {
@@ -369,6 +410,15 @@ class Issuer:
                         ]},
                 }},
         }
+        if s["config"] not in metadata["credential_configurations_supported"]:  # hostile_text
+            mdl = json.loads(json.dumps(metadata["credential_configurations_supported"]["mdl"]))
+            mdl["credential_metadata"]["display"][0]["name"] = "Utopia licence" + HOSTILE
+            for claim in mdl["credential_metadata"]["claims"]:
+                claim["display"][0]["name"] += HOSTILE
+            if s["hostile_text"] == "doctype":
+                mdl["doctype"] = MDL + HOSTILE
+            metadata["credential_configurations_supported"][s["config"]] = mdl
+            metadata["display"][0]["name"] = "Utopia" + HOSTILE
         if s["notify"]:
             metadata["notification_endpoint"] = f"{s['issuer']}/notification"
         if s["batch_size"] > 1:
@@ -426,7 +476,7 @@ class Issuer:
 
     def as_metadata(self, s):
         s["result"]["as_metadata_fetches"] += 1
-        metadata = {"issuer": s["issuer"], "token_endpoint": f"{s['issuer']}/token",
+        metadata = {"issuer": s["issuer"], "token_endpoint": s["endpoint_urls"].get("token", f"{s['issuer']}/token"),
                     "grant_types_supported": [PRE_AUTH], "pre-authorized_grant_anonymous_access_supported": True}
         if s["dpop"]:
             metadata["dpop_signing_alg_values_supported"] = ["ES256"]
@@ -592,6 +642,9 @@ class Issuer:
             return self.token_answer(s, headers)
         if form.get("grant_type") != PRE_AUTH:
             raise Violation("grant_type is not the pre-authorized code grant")
+        if s["hostile_text"] == "error":
+            s["result"]["token_errors"].append("hostile")
+            return 400, {"error": "invalid_grant" + HOSTILE, "error_description": "refused" + HOSTILE}, {}
         if "tx_code" in form and not s["tx_code"]:
             raise Violation("tx_code sent although the offer did not ask for one")
         s["result"]["tx_code_sent"] = "tx_code" in form
@@ -767,6 +820,8 @@ class Handler(BaseHTTPRequestHandler):
             s["result"]["metadata_accept"] = accept
             if s["signed_metadata"] and "application/jwt" in accept:
                 return self.reply(200, ("jwt", self.issuer.signed_issuer_metadata(s)))
+            if s["trickle"] == "metadata":
+                return self.trickle(json.dumps(self.issuer.issuer_metadata(s)).encode())
             return self.reply(200, self.issuer.issuer_metadata(s))
         if path.startswith(prefix_as):
             s = self.session(path[len(prefix_as):])
@@ -801,6 +856,14 @@ class Handler(BaseHTTPRequestHandler):
             if not s:
                 return self.reply(404, {"error": "not found"})
             s["result"]["offer_fetches"] += 1
+            if len(s["offer"]["credential_configuration_ids"]) > 1000:  # many_ids: compact, under 1 MiB
+                body = json.dumps(s["offer"], separators=(",", ":")).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return None
             return self.reply(200, s["offer"])
         if path.startswith("/result/"):
             s = self.session(path.rsplit("/", 1)[1])
@@ -821,10 +884,11 @@ class Handler(BaseHTTPRequestHandler):
         s = self.session(parts[2])
         if not s:
             return self.reply(404, {"error": "not found"})
-        url = f"{s['issuer']}/{parts[3]}"
+        url = s["endpoint_urls"].get(parts[3], f"{s['issuer']}/{parts[3]}")
         try:
             with self.issuer.lock:
                 if parts[3] == "token":
+                    s["result"]["token_port"] = self.server.server_address[1]
                     form = dict(urllib.parse.parse_qsl(body.decode(), keep_blank_values=True))
                     status, value, extra = self.issuer.token(s, self.headers, form, url)
                 elif parts[3] == "par":
@@ -846,7 +910,25 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as e:  # a malformed request is a violation too
             s["result"]["violations"].append(f"{parts[3]}: {type(e).__name__}: {e}")
             return self.reply(400, {"error": "invalid_request", "error_description": "malformed request"})
+        if s["trickle"] == "credential" and parts[3] == "credential" and status < 300:
+            return self.trickle(json.dumps(value).encode() if not isinstance(value, tuple) else value[1].encode())
         return self.reply(status, value, extra)
+
+    def trickle(self, body: bytes):
+        """Headers at once, then one body byte a second (until the client goes away)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.flush()
+        try:
+            for i in range(len(body)):
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                time.sleep(1)
+        except OSError:
+            pass
+        self.close_connection = True
 
 
 def main():
@@ -856,11 +938,13 @@ def main():
     parser.add_argument("--ds-cert", required=True, help="PEM certificate of the trusted document signer")
     parser.add_argument("--lifetime", type=float, default=300)
     parser.add_argument("--ready-file")
+    parser.add_argument("--host", default=None,
+                        help="listen on this address and name it in the issuer identifiers (default 127.0.0.1, localhost)")
     args = parser.parse_args()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
 
-    ca_path, tls_path, tls_key_path, _, _ = make_pki(args.dir)
+    ca_path, tls_path, tls_key_path, _, _ = make_pki(args.dir, [args.host] if args.host else [])
     with open(args.ds_key, "rb") as f:
         ds_key = serialization.load_pem_private_key(f.read(), None)
     with open(args.ds_cert, "rb") as f:
@@ -870,16 +954,22 @@ def main():
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     context.load_cert_chain(tls_path, tls_key_path)
     context.set_alpn_protocols(["http/1.1"])
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer((args.host or "127.0.0.1", 0), Handler)
     server.daemon_threads = True
     server.socket = context.wrap_socket(server.socket, server_side=True)
     port = server.server_address[1]
+    # A second port of the same issuer (token_at=second).
+    second = ThreadingHTTPServer((args.host or "127.0.0.1", 0), Handler)
+    second.daemon_threads = True
+    second.socket = context.wrap_socket(second.socket, server_side=True)
+    port2 = second.server_address[1]
+    threading.Thread(target=second.serve_forever, daemon=True).start()
     sd_jwt_signer = make_sd_jwt_signer()
     with open(os.path.join(args.dir, "sd-jwt-ca.pem"), "wb") as f:
         f.write(sd_jwt_signer[0].public_bytes(serialization.Encoding.PEM))
-    Handler.issuer = Issuer(port, ds_key, ds_cert, sd_jwt_signer)
+    Handler.issuer = Issuer(port, ds_key, ds_cert, sd_jwt_signer, args.host or "localhost", port2)
     threading.Timer(args.lifetime, lambda: os._exit(0)).start()
-    ready = json.dumps({"port": port, "ca": ca_path})
+    ready = json.dumps({"port": port, "port2": port2, "ca": ca_path})
     if args.ready_file:
         with open(args.ready_file + ".tmp", "w") as f:
             f.write(ready)

@@ -73,18 +73,21 @@ struct DamagedStoreTests {
         #expect(broken.first?.problem?.contains("credentials delete ffffffffffffffff") == true)
         var unreadable: [UnreadableRow] = []
         let presentable = try store.presentableCredentials(at: AnnexD.inValidity) { unreadable.append($0) }
+        // What list marks damaged is what presentation leaves out, for the same reason.
+        #expect(presentable.count == 1)
+        #expect(presentable.first?.id != "ffffffffffffffff")
+        #expect(unreadable.map(\.id) == ["ffffffffffffffff"])
+        #expect(broken.first?.problem == unreadable.first?.description)
+        // The reason names the column, never its content.
+        #expect(unreadable.first.map { !$0.description.contains("carrier-pigeon") } == true)
+        #expect(unreadable.first.map { !$0.description.contains("not json") } == true)
+        if damage.hasPrefix("key_id") {
+            #expect(unreadable.first?.description.contains("device key") == true)
+        }
         if damage.hasPrefix("elements") {
-            // The element list is for display only: the credential itself still presents.
-            #expect(presentable.count == 2)
-        } else {
-            #expect(presentable.count == 1)
-            #expect(presentable.first?.id != "ffffffffffffffff")
-            #expect(unreadable.map(\.id) == ["ffffffffffffffff"])
-            // The reason names the column, never its content.
-            #expect(unreadable.first.map { !$0.description.contains("carrier-pigeon") } == true)
-            if damage.hasPrefix("key_id") {
-                #expect(unreadable.first?.description.contains("device key") == true)
-            }
+            #expect(unreadable.first?.reason == "its element list is not readable")
+            // The issuer data and key still read: only the shared check leaves it out.
+            #expect(throws: WalletError.self) { try store.credential(id: "ffffffffffffffff") }
         }
     }
 

@@ -83,6 +83,29 @@ struct SDJWTImportTests {
         #expect(try store.keys().first?.credentials == [id])
     }
 
+    /// `list` and presentation decide whether an SD-JWT VC row is whole with the same check: a
+    /// damaged claim list or an unusable key is listed with its problem and not presented.
+    @Test(arguments: ["claims = 'not json'", "key_id = 'eeeeeeeeeeeeeeee'"])
+    func aDamagedRowIsListedDamagedAndNotPresented(damage: String) throws {
+        let id = try importing(try issue())
+        try SQLiteDatabase(path: store.path).execute(
+            """
+            INSERT INTO keys (id, secure_area, curve, public_key, key_blob, requires_passphrase, created_at)
+            SELECT 'eeeeeeeeeeeeeeee', 'carrier-pigeon', curve, public_key, key_blob, requires_passphrase, created_at
+            FROM keys LIMIT 1;
+            UPDATE sd_jwt_credentials SET \(damage) WHERE id = '\(id)';
+            """)
+        let summary = try #require(try store.list().first { $0.id == id })
+        var unreadable: [UnreadableRow] = []
+        let presentable = try store.presentableSDJWTs(at: now) { unreadable.append($0) }
+        #expect(presentable.isEmpty)
+        #expect(unreadable.map(\.id) == [id])
+        #expect(summary.problem != nil)
+        #expect(summary.problem == unreadable.first?.description)
+        #expect(summary.problem?.contains("not json") == false)
+        #expect(summary.problem?.contains("carrier-pigeon") == false)
+    }
+
     @Test func refusesWhatFailsACheckAndStoresNothing() throws {
         let good = try issue()
         let parts = good.split(separator: "~", omittingEmptySubsequences: false).map(String.init)
