@@ -56,6 +56,13 @@ public struct DeviceRequest: Sendable, Hashable {
         self.readerAuthAll = readerAuthAll
     }
 
+    /// The most DocRequests one DeviceRequest may carry: each may bring a reader certificate
+    /// chain and a signature to verify, so the count bounds the work one request causes
+    /// (readers ask for one to three documents).
+    public static let maximumDocRequests = 64
+    /// The most signatures in `readerAuthAll`.
+    public static let maximumReaderAuthAll = 8
+
     public init(bytes: [UInt8], limits: CBORDecodingLimits = .default) throws(ISO18013Error) {
         let s = "DeviceRequest"
         let value = try Read.map(Read.decode(bytes, as: s, limits: limits), s)
@@ -65,6 +72,11 @@ public struct DeviceRequest: Sendable, Hashable {
         }
         let requests = try Read.array(value["docRequests"], s, "docRequests")
         guard !requests.isEmpty else { throw .invalid(structure: s, reason: "docRequests is empty") }
+        guard requests.count <= Self.maximumDocRequests else {
+            throw .invalid(
+                structure: s,
+                reason: "docRequests has \(requests.count) entries; at most \(Self.maximumDocRequests) are taken")
+        }
         var parsed: [DocRequest] = []
         for r in requests { parsed.append(try DocRequest(cbor: r)) }
         docRequests = parsed
@@ -73,7 +85,15 @@ public struct DeviceRequest: Sendable, Hashable {
         }
         var all: [COSESign1] = []
         if let items = value["readerAuthAll"] {
-            for item in try Read.array(items, s, "readerAuthAll") { all.append(try Read.sign1(item, "readerAuthAll")) }
+            let signatures = try Read.array(items, s, "readerAuthAll")
+            guard signatures.count <= Self.maximumReaderAuthAll else {
+                throw .invalid(
+                    structure: s,
+                    reason:
+                        "readerAuthAll has \(signatures.count) signatures; at most \(Self.maximumReaderAuthAll) are taken"
+                )
+            }
+            for item in signatures { all.append(try Read.sign1(item, "readerAuthAll")) }
         }
         readerAuthAll = all
     }

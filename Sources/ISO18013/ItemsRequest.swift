@@ -33,13 +33,24 @@ public struct ItemsRequest: Sendable, Hashable {
         self.requestInfo = requestInfo
     }
 
+    /// The most data elements one ItemsRequest may name, over all its namespaces (an mDL
+    /// defines about forty): each becomes a line of the consent dialogue.
+    public static let maximumElements = 1024
+
     public init(cbor value: CBOR) throws(ISO18013Error) {
         let s = "ItemsRequest"
         docType = try Read.text(value["docType"], s, "docType")
         var spaces: [NameSpace] = []
+        var total = 0
         for entry in try Read.entries(value["nameSpaces"], s, "nameSpaces") {
             guard let name = entry.key.textValue, case .map(let items) = entry.value else {
                 throw .invalid(structure: s, reason: "a namespace is not a text key with a map of elements")
+            }
+            total += items.count
+            guard total <= Self.maximumElements else {
+                throw .invalid(
+                    structure: s,
+                    reason: "more than \(Self.maximumElements) data elements are requested in one document")
             }
             var elements: [Element] = []
             for item in items {

@@ -6,6 +6,7 @@ import Conformance
 import Foundation
 import MdocCrypto
 import Presentation
+import PrintableText
 import ProximityReader
 
 /// `mdoc-reader conformance`: TS 18013-6 style holder test cases over BLE (the cases,
@@ -72,7 +73,7 @@ struct ConformanceCommand: AsyncParsableCommand {
                 throw ReaderCLIError("no case matches --cases \(cases.joined(separator: " "))")
             }
         } catch {
-            Output.warn("mdoc-reader: \(error)")
+            Output.warn("mdoc-reader: \(RemoteText.printable(String(describing: error), limit: 2000))")
             throw ExitCode(2)
         }
         let client: BlueZClient
@@ -118,7 +119,9 @@ struct ConformanceCommand: AsyncParsableCommand {
 
     private func proximityReader(_ client: BlueZClient, timeout: Duration) -> ProximityReader {
         let verbose = verbose
-        let log: @Sendable (String) -> Void = { if verbose { Output.warn("mdoc-reader: \($0)") } }
+        let log: @Sendable (String) -> Void = {
+            if verbose { Output.warn("mdoc-reader: \(RemoteText.printable($0, limit: 2000))") }
+        }
         let roles = BlueZRoles.reader(client: client, adapter: adapter, timeout: timeout, l2cap: l2cap, log: log)
         var reader = ProximityReader(client: roles.client, server: roles.server, timeout: timeout, log: log)
         reader.l2cap = l2cap

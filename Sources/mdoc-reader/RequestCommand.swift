@@ -7,6 +7,7 @@ import Foundation
 import ISO18013
 import MdocCrypto
 import Presentation
+import PrintableText
 import ProximityReader
 
 /// Requests an mdoc from a holder over Bluetooth LE, in mdoc peripheral-server mode (the
@@ -272,7 +273,7 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     private static func warn(_ message: String) {
-        Output.warn("mdoc-reader: \(message)")
+        Output.warn("mdoc-reader: \(RemoteText.printable(message, limit: 2000))")
     }
 
     /// Bad input or a transport failure: the message on standard error, exit code 2.

@@ -1,6 +1,7 @@
 import CBOR
 import Foundation
 import Presentation
+import PrintableText
 
 /// How the reader shows a verified response: text for people, JSON for programs.
 struct ResultReport: Encodable {
@@ -66,23 +67,27 @@ struct ResultReport: Encodable {
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
+    /// Text for a terminal: every string the holder sent (docTypes, names, identifiers, values,
+    /// certificate names) is made printable first (``RemoteText``).
     func text() -> String {
-        guard let status else { return "No DeviceResponse: \(sessionEnd ?? "none received")\n" }
+        func p(_ text: String) -> String { RemoteText.printable(text) }
+        guard let status else { return "No DeviceResponse: \(p(sessionEnd ?? "none received"))\n" }
         var out = "DeviceResponse status \(status): \(valid ? "VALID" : "NOT VALID")\n"
         if documents.isEmpty { out += "No documents returned.\n" }
         for d in documents {
-            out += "\n\(d.docType): \(d.valid ? "valid" : "NOT VALID")\n"
+            out += "\n\(p(d.docType)): \(d.valid ? "valid" : "NOT VALID")\n"
             if let s = d.documentSigner {
-                out += "  issued by \(s)" + (d.trustedBy.map { ", trusted by \($0)" } ?? "") + "\n"
+                out += "  issued by \(p(s))" + (d.trustedBy.map { ", trusted by \(p($0))" } ?? "") + "\n"
             }
-            out += "  \(d.deviceAuthentication)\n"
+            out += "  \(p(d.deviceAuthentication))\n"
             for e in d.elements {
-                out += "  \(e.nameSpace):\(e.identifier) = \(e.value)\(e.digestMatches ? "" : "  [DIGEST MISMATCH]")\n"
+                out += "  \(p(e.nameSpace)):\(p(e.identifier)) = \(p(e.value))"
+                out += "\(e.digestMatches ? "" : "  [DIGEST MISMATCH]")\n"
             }
-            for n in d.notReturned { out += "  not returned: \(n)\n" }
-            for f in d.failures { out += "  problem: \(f)\n" }
+            for n in d.notReturned { out += "  not returned: \(p(n))\n" }
+            for f in d.failures { out += "  problem: \(RemoteText.printable(f, limit: 1000))\n" }
         }
-        for e in documentErrors { out += "\nnot returned: \(e)\n" }
+        for e in documentErrors { out += "\nnot returned: \(p(e))\n" }
         return out
     }
 }

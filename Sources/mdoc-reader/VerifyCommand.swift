@@ -5,6 +5,7 @@ import Foundation
 import ISO18013
 import MdocCrypto
 import Presentation
+import PrintableText
 
 /// Verifies a captured DeviceResponse offline.
 struct VerifyCommand: ParsableCommand {
@@ -63,7 +64,7 @@ struct VerifyCommand: ParsableCommand {
         } catch let e as ExitCode {
             throw e
         } catch {
-            FileHandle.standardError.write(Data("mdoc-reader: \(error)\n".utf8))
+            Output.warn("mdoc-reader: \(RemoteText.printable(String(describing: error), limit: 2000))")
             throw ExitCode(2)
         }
     }

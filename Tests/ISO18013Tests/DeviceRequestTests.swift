@@ -161,6 +161,49 @@ struct DeviceRequestTests {
         }
     }
 
+    /// The work one DeviceRequest causes is bounded: at most
+    /// ``DeviceRequest/maximumDocRequests`` DocRequests (each may bring a chain to verify) and
+    /// ``ItemsRequest/maximumElements`` elements per document; one more is invalid structure
+    /// (status 12) and the message says how many came.
+    @Test func aRequestPastItsLimitsIsInvalidAndSaysWhy() throws {
+        let items: CBOR = [
+            "docType": "org.iso.18013.5.1.mDL", "nameSpaces": ["org.iso.18013.5.1": ["family_name": true]],
+        ]
+        let doc: CBOR = ["itemsRequest": .embedded(EmbeddedCBOR(items))]
+        func request(_ docs: Int) -> [UInt8] {
+            let value: CBOR = ["version": "1.0", "docRequests": .array(Array(repeating: doc, count: docs))]
+            return value.encoded()
+        }
+        #expect(try DeviceRequest(bytes: request(DeviceRequest.maximumDocRequests)).docRequests.count == 64)
+        #expect {
+            try DeviceRequest(bytes: request(DeviceRequest.maximumDocRequests + 1))
+        } throws: { error in
+            guard case ISO18013Error.invalid(structure: "DeviceRequest", let reason) = error else { return false }
+            return reason.contains("65 entries")
+        }
+
+        func elements(_ count: Int) -> [UInt8] {
+            let names = (0..<count).map { CBORMapEntry(.text("element_\($0)"), .bool(false)) }
+            let half = names.count / 2
+            let items: CBOR = [
+                "docType": "org.iso.18013.5.1.mDL",
+                "nameSpaces": .map([
+                    CBORMapEntry("a", .map(Array(names[..<half]))), CBORMapEntry("b", .map(Array(names[half...]))),
+                ]),
+            ]
+            let value: CBOR = ["version": "1.0", "docRequests": [["itemsRequest": .embedded(EmbeddedCBOR(items))]]]
+            return value.encoded()
+        }
+        let full = try DeviceRequest(bytes: elements(ItemsRequest.maximumElements))
+        #expect(full.docRequests[0].itemsRequest.requestedElements.count == ItemsRequest.maximumElements)
+        #expect {
+            try DeviceRequest(bytes: elements(ItemsRequest.maximumElements + 1))
+        } throws: { error in
+            guard case ISO18013Error.invalid(structure: "ItemsRequest", let reason) = error else { return false }
+            return reason.contains("more than 1024")
+        }
+    }
+
     /// A SessionEstablishment whose EReaderKey is not a usable COSE_Key is a session
     /// encryption error (status 10); one that is not a SessionEstablishment is not.
     @Test func anUnusableEReaderKeyIsASessionEncryptionError() throws {

@@ -165,7 +165,9 @@ if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
   serve_pid=$!
   for _ in $(seq 1 100); do [ -s "$tmp/kiosk.png" ] && break; sleep 0.1; done
   uri=$(zbarimg -q --raw -Sdisable -Sqrcode.enable "$tmp/kiosk.png" 2>/dev/null)
-  DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 120 "$bin/mdoc-reader" request "$uri" --adapter hci1 --json \
+  # The reader prints text here: what the holder sent back (the doc type it declines) is the
+  # other side's text for the reader's terminal.
+  DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 120 "$bin/mdoc-reader" request "$uri" --adapter hci1 \
     "${reader_args[@]}" >"$tmp/serve.reader.out" 2>"$tmp/serve.reader.err"
   for _ in $(seq 1 50); do grep -q "ended" "$tmp/serve.err" && break; sleep 0.1; done
   kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; serve_pid=""
@@ -174,6 +176,10 @@ if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
   check "serve: the doc type and the reader's name escaped in the log" bash -c "
     grep -qF 'org.iso.18013.5.1.mDL\u{1B}[2J\u{1B}[H\nFrom: Trusted Police Issuer\u{202E}' '$tmp/serve.err' &&
     grep -qF '\1B[2J\1B[HFrom: Police\u{202E}\u{9B}2J\0AX' '$tmp/serve.err'"
+  check "mdoc-reader: the doc type the holder declined is printed escaped" \
+    grep -qF 'not returned: org.iso.18013.5.1.mDL\u{1B}[2J\u{1B}[H\nFrom: Trusted Police Issuer\u{202E}' \
+    "$tmp/serve.reader.out"
+  check "mdoc-reader: no raw escape, C1 or bidirectional character on its output" no_raw "$tmp/serve.reader.out"
   check "serve: every log line starts with the service's prefix (no forged line)" \
     bash -c "! grep -v '^mdoc-holder: ' '$tmp/serve.err' | grep -q ."
   Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
