@@ -1,3 +1,4 @@
+import BoundedFile
 import Foundation
 
 #if canImport(Glibc)
@@ -25,23 +26,6 @@ public enum Output {
 
     /// All of `text` to `fd`, or as much as the descriptor takes before it fails.
     public static func write(_ text: String, to fd: Int32) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer in
-                systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
+        DescriptorWrite.all(Array(text.utf8), to: fd)
     }
-}
-
-private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, bytes, count)
 }

@@ -1,3 +1,4 @@
+import BoundedFile
 import Foundation
 import PrintableText
 
@@ -45,22 +46,8 @@ public final class ControllingTerminal: TerminalIO, @unchecked Sendable {
 
     public func write(_ text: String) {
         guard !hasGoneAway else { return }
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer in
-                systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else {
-                // EIO after a hangup, EPIPE, or nothing written: the terminal is gone.
-                markGone()
-                return
-            }
-        }
+        // EIO after a hangup, EPIPE, or nothing written: the terminal is gone.
+        if !DescriptorWrite.all(Array(text.utf8), to: fd) { markGone() }
     }
 
     public func readLine() -> String? {
@@ -83,7 +70,6 @@ public final class ControllingTerminal: TerminalIO, @unchecked Sendable {
     }
 }
 
-private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(fd, bytes, count) }
 private func systemRead(_ fd: Int32, _ byte: inout UInt8) -> Int { read(fd, &byte, 1) }
 
 /// While a dialogue waits on the terminal, a hangup is an answer (a decline), not the end of

@@ -1,3 +1,4 @@
+import BoundedFile
 import Foundation
 import PrintableText
 
@@ -23,18 +24,7 @@ public struct ServiceLog: Sendable {
     /// standard error does not take (a closed terminal answers EIO) is dropped, not a crash.
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.init(journal: environment["JOURNAL_STREAM"] != nil) { line in
-            let bytes = Array(line.utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
+            DescriptorWrite.all(Array(line.utf8), to: 2)
         }
     }
 

@@ -520,20 +520,25 @@ class Handler(BaseHTTPRequestHandler):
         return self.reply(200, body, "application/oauth-authz-req+jwt")
 
     def trickle(self, body: bytes, content_type):
-        """Headers at once, then one body byte a second (until the client goes away)."""
-        self.send_response(200)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.flush()
-        try:
-            for i in range(len(body)):
-                self.wfile.write(body[i:i + 1])
-                self.wfile.flush()
-                time.sleep(1)
-        except OSError:
-            pass
-        self.close_connection = True
+        trickle(self, body, content_type)
+
+
+def trickle(handler, body: bytes, content_type: str):
+    """Headers at once, then one body byte a second (until the client goes away); shared with
+    vci_issuer.py."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", content_type)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.flush()
+    try:
+        for i in range(len(body)):
+            handler.wfile.write(body[i:i + 1])
+            handler.wfile.flush()
+            time.sleep(1)
+    except OSError:
+        pass
+    handler.close_connection = True
 
 
 def main():

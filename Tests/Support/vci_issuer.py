@@ -98,7 +98,7 @@ from sd_jwt.common import SDObj
 from sd_jwt.issuer import SDJWTIssuer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from oid4vp_verifier import make_pki  # noqa: E402  (the same TLS test PKI)
+from oid4vp_verifier import make_pki, trickle  # noqa: E402  (the same TLS test PKI, slow answers)
 
 MDL = "org.iso.18013.5.1.mDL"
 # hostile_text: words that would drive a terminal (clear the screen, home the cursor, forge a
@@ -915,20 +915,7 @@ class Handler(BaseHTTPRequestHandler):
         return self.reply(status, value, extra)
 
     def trickle(self, body: bytes):
-        """Headers at once, then one body byte a second (until the client goes away)."""
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.flush()
-        try:
-            for i in range(len(body)):
-                self.wfile.write(body[i:i + 1])
-                self.wfile.flush()
-                time.sleep(1)
-        except OSError:
-            pass
-        self.close_connection = True
+        trickle(self, body, "application/json")
 
 
 def main():
