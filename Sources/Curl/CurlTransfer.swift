@@ -7,7 +7,7 @@ import Synchronization
 #endif
 
 /// One HTTPS request as libcurl runs it. Only `https` URLs are used; redirects are never
-/// followed; proxies in the environment are not used (see ``Curl``).
+/// followed; a proxy only when ``proxy`` says so (see ``Curl``).
 public struct CurlRequest: Sendable {
     public var url: String
     /// `GET`, `POST` or another token.
@@ -28,12 +28,17 @@ public struct CurlRequest: Sendable {
     /// Asked for every address before a socket is made for it: a reason refuses the address
     /// (no socket is made, no connection attempted), nil allows it.
     public var connectFilter: (@Sendable (IPAddress) -> String?)?
+    /// The HTTP proxy to tunnel through (nil: none; the environment is never read here, see
+    /// ``CurlProxy/fromEnvironment(_:)``). Through a proxy, ``connectFilter`` is asked for the
+    /// endpoint's addresses (resolved here) and the tunnel is opened to the checked address;
+    /// the proxy's own address is not filtered.
+    public var proxy: CurlProxy?
 
     public init(
         url: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil,
         timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10), maximumResponseBytes: Int = 1 << 20,
         additionalCAsPEM: [UInt8]? = nil, systemCAPath: String = "/etc/ssl/certs",
-        connectFilter: (@Sendable (IPAddress) -> String?)? = nil
+        connectFilter: (@Sendable (IPAddress) -> String?)? = nil, proxy: CurlProxy? = nil
     ) {
         self.url = url
         self.method = method
@@ -45,10 +50,12 @@ public struct CurlRequest: Sendable {
         self.additionalCAsPEM = additionalCAsPEM
         self.systemCAPath = systemCAPath
         self.connectFilter = connectFilter
+        self.proxy = proxy
     }
 }
 
-/// The answer: the last response's status and headers, the body, the address connected to.
+/// The answer: the last response's status and headers, the body, the address connected to
+/// (through a proxy: the endpoint's address the tunnel was opened to, not the proxy's).
 public struct CurlResponse: Sendable {
     public let status: Int
     /// Header names as sent (HTTP/2: lowercase), in order; the status line is not among them.
@@ -72,6 +79,9 @@ public enum CurlFailure: Error, Sendable, Equatable {
     case couldNotResolve
     /// The TCP connection failed (refused, unreachable).
     case couldNotConnect(refused: Bool)
+    /// The proxy could not be used: `proxy` is its `host:port` (never its credentials),
+    /// `reason` why (its name did not resolve, no connection, its answer to CONNECT).
+    case proxyFailed(proxy: String, reason: String)
     /// The server certificate did not verify: `chain`: not to a trusted CA (or expired...),
     /// else it does not name the host.
     case certificateRefused(chain: Bool)
@@ -89,9 +99,14 @@ public enum CurlFailure: Error, Sendable, Equatable {
 ///
 /// Settings of every transfer: protocols `https` only (redirects too, though none is
 /// followed); TLS 1.2 or later with the chain and the host name verified against the system
-/// trust store and the request's extra CAs; no proxy (environment variables such as
-/// `https_proxy` are ignored: the address a socket connects to is always the endpoint's own,
-/// which ``CurlRequest/connectFilter`` checks); no signals; no content decoding.
+/// trust store and the request's extra CAs; no signals; no content decoding. libcurl never
+/// reads the environment's proxy variables: without ``CurlRequest/proxy`` (or when its
+/// `no_proxy` list names the host) the socket goes to the endpoint, and
+/// ``CurlRequest/connectFilter`` checks the address as the socket is made; with it the host
+/// is resolved here, every address checked, and libcurl told (`CURLOPT_CONNECT_TO`) to have
+/// the proxy open its CONNECT tunnel to the first address allowed (the next one when the
+/// proxy cannot open that tunnel) — so the address checked is the address connected to, and
+/// TLS (SNI, the certificate's name) still uses the host name.
 public enum Curl {
     /// libcurl's global state, set up once before the first handle.
     private static let initialized: Bool = mdoc_curl_global_init() == CURLE_OK
@@ -128,27 +143,151 @@ private final class Transfer: @unchecked Sendable {
     var headers: [(name: String, value: String)] = []
     var tooLarge = false
     var refusal: (IPAddress, String)?
+    /// The tunnel of the current attempt; nil: a direct connection.
+    var route: Route?
+
+    /// A CONNECT tunnel through `proxy` to `address`:`port`, the endpoint's checked address.
+    struct Route {
+        let proxy: CurlProxy
+        let address: IPAddress
+        let port: Int
+    }
 
     init(_ request: CurlRequest) {
         self.request = request
     }
 
     func run() -> Result<CurlResponse, CurlFailure> {
-        guard let handle = curl_easy_init() else { return .failure(.other(code: -1, message: "no curl handle")) }
+        let connectBudget = min(request.connectTimeout, request.timeout)
+        guard let proxy = request.proxy else {
+            return attempt(nil, timeout: request.timeout, connectTimeout: connectBudget).result
+        }
+        guard let target = Self.target(of: request.url) else {
+            return .failure(.invalidRequest("the URL is not one libcurl takes"))
+        }
+        if proxy.bypasses(host: target.host) {
+            return attempt(nil, timeout: request.timeout, connectTimeout: connectBudget).result
+        }
+        guard proxy.authority != nil else {
+            return .failure(.invalidRequest("the proxy (https_proxy) is not an http:// proxy URL"))
+        }
+        let start = ContinuousClock.now
+        let addresses: [IPAddress]
+        switch resolve(target.host, within: connectBudget) {
+        case .success(let found): addresses = found
+        case .failure(let failure): return .failure(failure)
+        }
+        guard !addresses.isEmpty else { return .failure(.couldNotResolve) }
+        var allowed: [IPAddress] = []
+        var lastRefusal: (IPAddress, String)?
+        for address in addresses {
+            if let reason = request.connectFilter?(address) {
+                lastRefusal = (address, reason)
+            } else {
+                allowed.append(address)
+            }
+        }
+        guard !allowed.isEmpty else {
+            guard let (address, reason) = lastRefusal else { return .failure(.couldNotResolve) }
+            return .failure(.addressRefused(address, reason: reason))
+        }
+        var outcome: Result<CurlResponse, CurlFailure> = .failure(.couldNotResolve)
+        for (index, address) in allowed.enumerated() {
+            let elapsed = ContinuousClock.now - start
+            guard elapsed < connectBudget else { return .failure(.timedOut(connected: false)) }
+            let route = Route(proxy: proxy, address: address, port: target.port)
+            let (result, tunnelStatus) = attempt(
+                route, timeout: request.timeout - elapsed, connectTimeout: connectBudget - elapsed)
+            outcome = result
+            // The next address only when the proxy could not open a tunnel to this one.
+            guard case .failure = result, tunnelStatus >= 300, index + 1 < allowed.count else { return result }
+        }
+        return outcome
+    }
+
+    /// One transfer on a new handle, directly (`route` nil) or through a tunnel; also the
+    /// proxy's answer to CONNECT (0: none).
+    private func attempt(_ route: Route?, timeout: Duration, connectTimeout: Duration) -> (
+        result: Result<CurlResponse, CurlFailure>, tunnelStatus: Int
+    ) {
+        body = []
+        headers = []
+        tooLarge = false
+        refusal = nil
+        self.route = route
+        guard let handle = curl_easy_init() else { return (.failure(.other(code: -1, message: "no curl handle")), 0) }
         defer { curl_easy_cleanup(handle) }
-        var list: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(list) }
+        var lists: [UnsafeMutablePointer<curl_slist>] = []
+        defer { lists.forEach { curl_slist_free_all($0) } }
         do {
-            list = try configure(handle)
+            lists = try configure(handle, timeout: timeout, connectTimeout: connectTimeout)
         } catch {
-            return .failure(error)
+            return (.failure(error), 0)
         }
         let code = withExtendedLifetime(self) { curl_easy_perform(handle) }
-        if code != CURLE_OK { return .failure(failure(code, handle: handle)) }
+        var tunnelStatus = 0
+        if route != nil { mdoc_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &tunnelStatus) }
+        if code != CURLE_OK {
+            return (.failure(failure(code, handle: handle, tunnelStatus: tunnelStatus)), tunnelStatus)
+        }
         var status = 0
         mdoc_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return .success(
-            CurlResponse(status: status, headers: headers, body: body, remoteAddress: Self.primaryIP(handle)))
+        let remote = route?.address ?? Self.primaryIP(handle)
+        return (
+            .success(CurlResponse(status: status, headers: headers, body: body, remoteAddress: remote)), tunnelStatus
+        )
+    }
+
+    /// The host (IPv6 literals in brackets, IDNs in punycode) and port (443 when none is
+    /// given) of `url`, read by libcurl's own URL parser: what libcurl would connect to.
+    private static func target(of url: String) -> (host: String, port: Int)? {
+        guard let handle = curl_url() else { return nil }
+        defer { curl_url_cleanup(handle) }
+        guard curl_url_set(handle, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
+        func part(_ what: CURLUPart, _ flags: Int32) -> String? {
+            var text: UnsafeMutablePointer<CChar>?
+            guard curl_url_get(handle, what, &text, UInt32(flags)) == CURLUE_OK, let text else { return nil }
+            defer { curl_free(text) }
+            return String(cString: text)
+        }
+        guard let host = part(CURLUPART_HOST, CURLU_PUNYCODE), !host.isEmpty,
+            let port = part(CURLUPART_PORT, CURLU_DEFAULT_PORT).flatMap({ Int($0) })
+        else { return nil }
+        return (host, port)
+    }
+
+    /// The addresses `host` resolves to (getaddrinfo on a thread of its own), waiting at most
+    /// `within` and no longer than the task stays uncancelled; libcurl's order and its answer
+    /// for localhost, so a refusal names the same address with and without a proxy.
+    private func resolve(_ host: String, within: Duration) -> Result<[IPAddress], CurlFailure> {
+        if let literal = IPAddress(host) { return .success([literal]) }
+        // As libcurl does, without asking the resolver: localhost and *.localhost are loopback.
+        let lowercased = host.lowercased()
+        if lowercased == "localhost" || lowercased.hasSuffix(".localhost") {
+            return .success([IPAddress("127.0.0.1"), IPAddress("::1")].compactMap { $0 })
+        }
+        let lookup = Lookup()
+        let thread = Thread {
+            let found = IPAddress.lookUp(host)
+            lookup.addresses.withLock { $0 = found }
+            lookup.done.signal()
+        }
+        thread.name = "mdoc-holder-resolve"
+        thread.start()
+        let deadline = ContinuousClock.now + within
+        while true {
+            if lookup.done.wait(timeout: .now() + .milliseconds(50)) == .success {
+                return .success(lookup.addresses.withLock { $0 })
+            }
+            if cancelled.load(ordering: .relaxed) { return .failure(.cancelled) }
+            if ContinuousClock.now >= deadline { return .failure(.timedOut(connected: false)) }
+        }
+    }
+
+    /// A name lookup's result, handed from its thread (which may outlive the wait).
+    private final class Lookup: Sendable {
+        let done = DispatchSemaphore(value: 0)
+        let addresses = Mutex<[IPAddress]>([])
     }
 
     private static func primaryIP(_ handle: UnsafeMutableRawPointer) -> IPAddress? {
@@ -157,8 +296,10 @@ private final class Transfer: @unchecked Sendable {
         return IPAddress(String(cString: text))
     }
 
-    /// Every option of the transfer; returns the header list to free after it.
-    private func configure(_ handle: UnsafeMutableRawPointer) throws(CurlFailure) -> UnsafeMutablePointer<curl_slist>? {
+    /// Every option of the transfer; returns the lists to free after it.
+    private func configure(
+        _ handle: UnsafeMutableRawPointer, timeout: Duration, connectTimeout: Duration
+    ) throws(CurlFailure) -> [UnsafeMutablePointer<curl_slist>] {
         var failed: CURLcode = CURLE_OK
         func check(_ code: CURLcode) { if code != CURLE_OK, failed == CURLE_OK { failed = code } }
         func long(_ option: CURLoption, _ value: Int) { check(mdoc_curl_setopt_long(handle, option, value)) }
@@ -169,10 +310,23 @@ private final class Transfer: @unchecked Sendable {
         string(CURLOPT_REDIR_PROTOCOLS_STR, "https")
         long(CURLOPT_FOLLOWLOCATION, 0)
         long(CURLOPT_NOSIGNAL, 1)
-        // The environment's proxies are not used (see Curl).
-        string(CURLOPT_PROXY, "")
-        long(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout))
-        long(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout))
+        // Never the environment's proxy variables (see Curl): a tunnel to the checked address, or none.
+        var connectTo: UnsafeMutablePointer<curl_slist>?
+        if let route {
+            string(CURLOPT_PROXY, route.proxy.url)
+            long(CURLOPT_PROXYTYPE, Int(CURLPROXY_HTTP.rawValue))
+            long(CURLOPT_HTTPPROXYTUNNEL, 1)
+            string(CURLOPT_NOPROXY, "")
+            // Any host and port of the URL ("::"): connect to the checked address, which the
+            // CONNECT request then names; SNI and the certificate check keep the URL's host.
+            let address = route.address.isIPv4 ? "\(route.address)" : "[\(route.address)]"
+            connectTo = curl_slist_append(nil, "::\(address):\(route.port)")
+            check(mdoc_curl_setopt_slist(handle, CURLOPT_CONNECT_TO, connectTo))
+        } else {
+            string(CURLOPT_PROXY, "")
+        }
+        long(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
+        long(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))
         long(CURLOPT_SSL_VERIFYPEER, 1)
         long(CURLOPT_SSL_VERIFYHOST, 2)
         long(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
@@ -228,10 +382,12 @@ private final class Transfer: @unchecked Sendable {
         for (name, value) in request.headers {
             guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
                 curl_slist_free_all(list)
+                curl_slist_free_all(connectTo)
                 throw .invalidRequest("a request header name is not a token")
             }
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
                 curl_slist_free_all(list)
+                curl_slist_free_all(connectTo)
                 throw .invalidRequest("a request header value carries a line break")
             }
             names.insert(name.lowercased())
@@ -245,17 +401,22 @@ private final class Transfer: @unchecked Sendable {
         check(mdoc_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list))
         if failed != CURLE_OK {
             curl_slist_free_all(list)
+            curl_slist_free_all(connectTo)
             if failed == CURLE_UNSUPPORTED_PROTOCOL || failed == CURLE_URL_MALFORMAT {
                 throw .invalidRequest("the URL is not one libcurl takes")
             }
             throw .other(code: Int(failed.rawValue), message: String(cString: curl_easy_strerror(failed)))
         }
-        return list
+        return [list, connectTo].compactMap { $0 }
     }
 
-    private func failure(_ code: CURLcode, handle: UnsafeMutableRawPointer) -> CurlFailure {
+    private func failure(_ code: CURLcode, handle: UnsafeMutableRawPointer, tunnelStatus: Int) -> CurlFailure {
         if cancelled.load(ordering: .relaxed), code == CURLE_ABORTED_BY_CALLBACK { return .cancelled }
         if tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .tooLarge }
+        if let route, code != CURLE_OPERATION_TIMEDOUT, let reason = Self.proxyReason(code, tunnelStatus: tunnelStatus)
+        {
+            return .proxyFailed(proxy: route.proxy.displayName, reason: reason)
+        }
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             var appConnect: curl_off_t = 0
@@ -284,6 +445,25 @@ private final class Transfer: @unchecked Sendable {
         }
     }
 
+    /// Why the proxy, not the endpoint, failed the transfer; nil when the tunnel was open.
+    private static func proxyReason(_ code: CURLcode, tunnelStatus: Int) -> String? {
+        if tunnelStatus == 407 { return "it asks for authentication (HTTP 407)" }
+        if tunnelStatus >= 300 { return "it answered the tunnel request with HTTP \(tunnelStatus)" }
+        guard tunnelStatus == 0 else { return nil }
+        switch code {
+        case CURLE_COULDNT_RESOLVE_PROXY:
+            return "its name cannot be resolved"
+        case CURLE_COULDNT_CONNECT:
+            return "no connection could be made to it"
+        case CURLE_PROXY:
+            return "the proxy handshake failed"
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_WEIRD_SERVER_REPLY:
+            return "it closed the connection without opening a tunnel"
+        default:
+            return nil
+        }
+    }
+
     fileprivate func takeBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard body.count + bytes.count <= request.maximumResponseBytes else {
             tooLarge = true
@@ -309,7 +489,9 @@ private final class Transfer: @unchecked Sendable {
     }
 
     fileprivate func open(_ address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
-        if let filter = request.connectFilter {
+        // Through a proxy the socket goes to the proxy (the operator's choice); the endpoint's
+        // address was checked before the transfer and is what the tunnel is opened to.
+        if route == nil, let filter = request.connectFilter {
             guard let ip = IPAddress(socketAddress: mdoc_curl_sockaddr(address)) else {
                 refusal = nil
                 return mdoc_curl_socket_bad()

@@ -81,27 +81,29 @@ extension IPAddress {
         if let literal = IPAddress(host) { return [literal] }
         return await withCheckedContinuation { (continuation: CheckedContinuation<[IPAddress], Never>) in
             let thread = Thread {
-                var hints = addrinfo()
-                hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-                var list: UnsafeMutablePointer<addrinfo>?
-                guard getaddrinfo(host, nil, &hints, &list) == 0 else {
-                    continuation.resume(returning: [])
-                    return
-                }
-                defer { freeaddrinfo(list) }
-                var addresses: [IPAddress] = []
-                var entry = list
-                while let current = entry {
-                    if let address = current.pointee.ai_addr, let ip = IPAddress(socketAddress: address),
-                        !addresses.contains(ip)
-                    {
-                        addresses.append(ip)
-                    }
-                    entry = current.pointee.ai_next
-                }
-                continuation.resume(returning: addresses)
+                continuation.resume(returning: lookUp(host))
             }
             thread.start()
         }
+    }
+
+    /// getaddrinfo for `host` (TCP, either family), in its order, without duplicates; blocks.
+    static func lookUp(_ host: String) -> [IPAddress] {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0 else { return [] }
+        defer { freeaddrinfo(list) }
+        var addresses: [IPAddress] = []
+        var entry = list
+        while let current = entry {
+            if let address = current.pointee.ai_addr, let ip = IPAddress(socketAddress: address),
+                !addresses.contains(ip)
+            {
+                addresses.append(ip)
+            }
+            entry = current.pointee.ai_next
+        }
+        return addresses
     }
 }

@@ -84,7 +84,9 @@ public enum AddressClass: String, Sendable, CaseIterable, CustomStringConvertibl
 ///
 /// The check runs for the address a socket is about to be made for (libcurl's open-socket
 /// callback), so it is the address connected to: no DNS answer can change between the
-/// check and the connection.
+/// check and the connection. Through a proxy (`https_proxy`) the holder resolves the name
+/// itself, checks each address, and has the proxy tunnel to the checked address (never to
+/// the name); the proxy's own address is not checked (see `CurlProxy`).
 public struct EndpointPolicy: Sendable, Equatable {
     /// Who named the endpoints, for messages: "the issuer", "the verifier".
     public var namedBy: String

@@ -13,7 +13,8 @@ public struct HTTPResponse: Sendable {
     public let body: [UInt8]
     /// The response headers, names lowercased (the last of a repeated header).
     public let headers: [String: String]
-    /// The address the answer came from (the address connected to).
+    /// The address the answer came from (the address connected to; through a proxy, the
+    /// endpoint's address the tunnel was opened to).
     public let remoteAddress: IPAddress?
 
     public init(
@@ -92,8 +93,11 @@ public enum HTTPFetchError: Error, Sendable, Equatable, CustomStringConvertible 
 ///   cap on the answer's size; a failed connection is reported at once, not retried.
 /// - Each exchange may carry an ``EndpointPolicy``: the address about to be connected to is
 ///   checked first, and refused (no connection attempted) when the policy says so.
-/// - Proxies in the environment (`https_proxy`) are not used: the address checked is always
-///   the endpoint's own.
+/// - `https_proxy` / `HTTPS_PROXY` (an http:// proxy) is used through an HTTP CONNECT tunnel,
+///   TLS still end to end with the endpoint, except for the hosts `no_proxy` / `NO_PROXY`
+///   names (curl's rules, ``CurlProxy``). The policy still holds: the endpoint's name is
+///   resolved here, each address checked, and the tunnel opened to the checked address
+///   itself; the proxy's own address is the operator's choice and is not checked.
 ///
 /// ``shutdown()`` is kept for callers; every exchange has its own connection.
 public final class HTTPFetcher: Sendable {
@@ -131,18 +135,25 @@ public final class HTTPFetcher: Sendable {
     private let additionalCAsPEM: [UInt8]?
     /// The system trust store's directory (tests point it elsewhere).
     let systemCAPath: String
+    /// The proxy (nil: none), from the environment unless a test gives one.
+    let proxy: CurlProxy?
 
     /// - Parameters:
     ///   - additionalTrustRoots: CA certificates trusted besides the system trust store.
     ///   - limits: timeouts and the answer size cap.
     public convenience init(additionalTrustRoots: [Certificate] = [], limits: Limits = Limits()) throws(HTTPFetchError)
     {
-        self.init(additionalTrustRoots: additionalTrustRoots, limits: limits, systemCAPath: "/etc/ssl/certs")
+        self.init(
+            additionalTrustRoots: additionalTrustRoots, limits: limits, systemCAPath: "/etc/ssl/certs",
+            proxy: CurlProxy.fromEnvironment())
     }
 
-    init(additionalTrustRoots: [Certificate], limits: Limits, systemCAPath: String) {
+    init(
+        additionalTrustRoots: [Certificate], limits: Limits, systemCAPath: String, proxy: CurlProxy?
+    ) {
         self.limits = limits
         self.systemCAPath = systemCAPath
+        self.proxy = proxy
         additionalCAsPEM =
             additionalTrustRoots.isEmpty ? nil : Array(additionalTrustRoots.map(Self.pem).joined().utf8)
     }
@@ -203,7 +214,7 @@ public final class HTTPFetcher: Sendable {
             url: url, method: method, headers: [("User-Agent", Self.userAgent)] + headers, body: body,
             timeout: limits.requestTimeout, connectTimeout: min(limits.connectTimeout, limits.requestTimeout),
             maximumResponseBytes: limits.maximumResponseBytes, additionalCAsPEM: additionalCAsPEM,
-            systemCAPath: systemCAPath, connectFilter: filter)
+            systemCAPath: systemCAPath, connectFilter: filter, proxy: proxy)
         let response: CurlResponse
         do {
             response = try await Curl.perform(request)
@@ -242,6 +253,8 @@ public final class HTTPFetcher: Sendable {
             return .connectionFailed(host: host, reason: "the name cannot be resolved")
         case .couldNotConnect(let refused):
             return .connectionFailed(host: host, reason: refused ? "connection refused" : "no connection could be made")
+        case .proxyFailed(let proxy, let reason):
+            return .connectionFailed(host: host, reason: "through the proxy \(proxy): \(reason)")
         case .certificateRefused(let chain):
             return .tlsFailed(
                 host: host,

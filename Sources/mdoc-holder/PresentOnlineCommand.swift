@@ -22,9 +22,10 @@ struct PresentOnlineCommand: AsyncParsableCommand {
             the approved elements and records the presentation in the history. A decline, a request no \
             credential can answer and other refusals go to the verifier as errors when its identity is proven.
 
-            HTTPS only, verified against the system trust store and any --tls-ca. Exits 0 when the credentials \
-            were sent and accepted, 1 when declined, refused or failed (the message says what happened), \
-            2 on bad input.
+            HTTPS only, verified against the system trust store and any --tls-ca; through the proxy \
+            https_proxy names (an HTTP CONNECT tunnel, TLS end to end) unless no_proxy lists the host. \
+            Exits 0 when the credentials were sent and accepted, 1 when declined, refused or failed (the \
+            message says what happened), 2 on bad input.
             """)
 
     @Argument(help: ArgumentHelp("The authorization request URL.", valueName: "url"))

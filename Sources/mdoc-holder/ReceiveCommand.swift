@@ -31,8 +31,10 @@ struct ReceiveCommand: AsyncParsableCommand {
             docType, the key proved) before storing it; all copies or none. DPoP is used when the authorization \
             server supports it. The issuer is notified of the result when it asks for notifications.
 
-            HTTPS only, verified against the system trust store and any --tls-ca. Prints the new credential \
-            IDs. When the issuer defers issuance, it is polled at the issuer's interval for up to --wait seconds, \
+            HTTPS only, verified against the system trust store and any --tls-ca; through the proxy \
+            https_proxy names (an HTTP CONNECT tunnel, TLS end to end) unless no_proxy lists the host. \
+            Prints the new credential IDs. When the issuer defers issuance, it is polled at the issuer's \
+            interval for up to --wait seconds, \
             then kept pending in the store (credentials list shows it); --pending resumes the pending ones. \
             Exits 0 when credentials were stored or kept pending, 1 when declined, refused or failed (the message \
             says what happened and what to do), 2 on bad input.

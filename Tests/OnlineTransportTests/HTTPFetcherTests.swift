@@ -153,12 +153,12 @@ struct HTTPFetcherTests {
                     contentsOf: LoopbackVerifier.repository.appendingPathComponent("Fixtures/pki/iaca.pem"),
                     encoding: .utf8))
             let throughSystem = HTTPFetcher(
-                additionalTrustRoots: unrelated, limits: HTTPFetcher.Limits(), systemCAPath: directory.path)
+                additionalTrustRoots: unrelated, limits: HTTPFetcher.Limits(), systemCAPath: directory.path, proxy: nil)
             #expect(try await throughSystem.get(verifier.base + "/done", accept: "*/*").status == 200)
             let empty = directory.appendingPathComponent("empty")
             try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
             let neither = HTTPFetcher(
-                additionalTrustRoots: unrelated, limits: HTTPFetcher.Limits(), systemCAPath: empty.path)
+                additionalTrustRoots: unrelated, limits: HTTPFetcher.Limits(), systemCAPath: empty.path, proxy: nil)
             await #expect {
                 _ = try await neither.get(verifier.base + "/done", accept: "*/*")
             } throws: { error in

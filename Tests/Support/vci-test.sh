@@ -20,6 +20,9 @@ cleanup() {
 }
 trap cleanup EXIT
 export XDG_CONFIG_HOME=$tmp/config XDG_DATA_HOME=$tmp/data
+# Loopback servers only: a proxy of the environment (curl and the holder read it) is not used; the
+# https_proxy section sets its own.
+unset https_proxy HTTPS_PROXY http_proxy all_proxy ALL_PROXY no_proxy NO_PROXY
 started=$(date +%s.%N)
 passed=0 failed=0
 check() {  # check NAME COMMAND...: passes when the command succeeds
@@ -607,6 +610,65 @@ fails "an issuer on loopback naming a private credential endpoint is refused" 1 
 check "saying where it leads and why" grep -q "refusing to connect to 10.0.0.7: .*a private address" "$tmp/err"
 check "only the first credential is stored" listed "$tmp/inward.sqlite" "len(c) == 1"
 
+# -- https_proxy / no_proxy: every exchange through an HTTP CONNECT tunnel of a loopback proxy
+# (Tests/Support/connect_proxy.py logs each CONNECT target), TLS still end to end with the
+# issuer; a proxy presenting its own certificate is refused; no_proxy bypasses it; endpoints the
+# issuer names are still checked (the tunnel goes to the checked address, not to a name).
+proxy_start() {  # proxy_start NAME MODE: a proxy logging to $tmp/NAME/log; sets $pxport
+  mkdir -p "$tmp/$1"
+  "$py" Tests/Support/connect_proxy.py --mode "$2" --log "$tmp/$1/log" --ready-file "$tmp/$1/ready" \
+    --lifetime 300 >/dev/null 2>&1 &
+  pids+=($!)
+  wait_ready "$tmp/$1/ready"
+  pxport=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/$1/ready")
+}
+connects() {  # connects LOG: the CONNECT targets the proxy got, one a line
+  "$py" -c 'import json,sys; [print(e["target"]) for e in map(json.loads, open(sys.argv[1])) if e.get("method") == "CONNECT"]' "$1"
+}
+proxy_start proxy tunnel
+tunnel=http://127.0.0.1:$pxport
+offer "delivery=reference&dpop=1"
+if command -v strace >/dev/null; then
+  check "receives through https_proxy (offer by reference, DPoP)" env https_proxy="$tunnel" \
+    strace -f -qq -e trace=connect -o "$tmp/strace.log" "$bin/mdoc-holder" credentials receive "$url" --yes \
+    --trust-anchor Fixtures/pki/iaca.pem --tls-ca "$ica" --store "$tmp/proxied.sqlite"
+  grep -E 'sa_family=AF_INET6?,' "$tmp/strace.log" >"$tmp/inet-connects"
+  check "every connection went to the proxy" bash -c "test -s '$tmp/inet-connects' && ! grep -v 'htons($pxport)' '$tmp/inet-connects'"
+  targets=$(connects "$tmp/proxy/log" | sort | uniq -c | awk '{print $1, $2}')
+  check "one tunnel per connection, each to the issuer's checked address" \
+    test "$targets" = "$(wc -l <"$tmp/inet-connects") 127.0.0.1:$iport"
+else
+  check "receives through https_proxy (offer by reference, DPoP)" env https_proxy="$tunnel" \
+    "$bin/mdoc-holder" credentials receive "$url" --yes --trust-anchor Fixtures/pki/iaca.pem --tls-ca "$ica" \
+    --store "$tmp/proxied.sqlite"
+  failed=$((failed + 1)); echo "FAIL: counting the proxy's tunnels against the holder's connections needs strace"
+fi
+tunnels=$(connects "$tmp/proxy/log" | wc -l)
+echo "vci-test: https_proxy: $tunnels exchanges of one receive, every one a tunnel"
+check "the offer, both metadata, the token, the credential requests: at least 6 tunnels" test "$tunnels" -ge 6
+check "the issuer saw a correct exchange and issued" saw 'r["issued"] == 1 and r["offer_fetches"] == 1 and r["dpop_challenges"] >= 1'
+check "it was stored" listed "$tmp/proxied.sqlite" "len(c) == 1"
+offer "delivery=value"
+check "HTTPS_PROXY with no_proxy naming the issuer's host: no tunnel" env HTTPS_PROXY="$tunnel" no_proxy="example.com,LOCALHOST" \
+  "$bin/mdoc-holder" credentials receive "$url" --yes --trust-anchor Fixtures/pki/iaca.pem --tls-ca "$ica" \
+  --store "$tmp/proxied.sqlite"
+check "the proxy saw nothing more" test "$(connects "$tmp/proxy/log" | wc -l)" = "$tunnels"
+offer "delivery=value&token_at=169.254.169.254:443"
+fails "through the proxy, a link-local token endpoint is still refused" 1 env https_proxy="$tunnel" \
+  "$bin/mdoc-holder" credentials receive "$url" --yes --trust-anchor Fixtures/pki/iaca.pem --tls-ca "$ica" \
+  --store "$tmp/proxied.sqlite"
+check "with the same message" grep -q "refusing to connect to 169.254.169.254: it resolves to 169.254.169.254, a link-local address; endpoints named by the issuer" "$tmp/err"
+check "and the proxy was never asked for it" bash -c "! grep -q 169.254 '$tmp/proxy/log'"
+proxy_start mitm mitm
+offer "delivery=value"
+fails "a proxy that presents its own certificate is refused" 1 env https_proxy="http://127.0.0.1:$pxport" \
+  "$bin/mdoc-holder" credentials receive "$url" --yes --trust-anchor Fixtures/pki/iaca.pem --tls-ca "$ica" \
+  --store "$tmp/proxied.sqlite"
+check "as a TLS failure with the issuer's host" grep -q "TLS with localhost failed: the server certificate does not chain to a trusted CA" "$tmp/err"
+check "after asking it for a tunnel" test "$(connects "$tmp/mitm/log")" = "127.0.0.1:$iport"
+check "nothing was sent through it" bash -c "! grep -q '\"mitm\"' '$tmp/mitm/log'"
+check "nothing more was stored" listed "$tmp/proxied.sqlite" "len(c) == 2"
+
 # An issuer at a public address (198.51.100.10, documentation range, on a veth pair into a
 # network namespace made here) naming token or credential endpoints on 169.254.169.254, on
 # loopback and on a private address: each refused before any connection (strace shows none).
@@ -641,6 +703,16 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v strace >/dev/nul
       check "and made no connection to $address" bash -c "! grep -E 'inet_addr\\(\"$address\"\\)|inet_pton\\(AF_INET6, \"$address\"' '$tmp/strace.log'"
     done
     check "nothing was stored" listed "$tmp/public.sqlite" "c == []"
+    # Through the loopback proxy the issuer's class is still that of its own address (where the
+    # tunnel ends), not the proxy's: its loopback token endpoint is refused, never tunnelled to.
+    : >"$tmp/proxy/log"
+    curl -sf --cacert "$tmp/public/ca.pem" -d "delivery=value&token_at=127.0.0.1:$iport" "https://198.51.100.10:$pport/start" >"$tmp/start.json"
+    purl=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["offer"])' "$tmp/start.json")
+    fails "through https_proxy, a public issuer naming 127.0.0.1 is refused" 1 env https_proxy="$tunnel" \
+      "$bin/mdoc-holder" credentials receive "$purl" --yes --trust-anchor Fixtures/pki/iaca.pem \
+      --tls-ca "$tmp/public/ca.pem" --store "$tmp/public.sqlite" --http-timeout 5
+    check "with the same message" grep -q "refusing to connect to 127.0.0.1: it resolves to 127.0.0.1, a loopback address; endpoints named by the issuer may not point at" "$tmp/err"
+    check "the proxy tunnelled to the issuer only" test "$(connects "$tmp/proxy/log" | sort -u)" = "198.51.100.10:$pport"
     offer_public=$(curl -sf --cacert "$tmp/public/ca.pem" -d "delivery=value&token_at=second" "https://198.51.100.10:$pport/start")
     purl=$("$py" -c 'import json,sys; print(json.loads(sys.argv[1])["offer"])' "$offer_public")
     check "the public issuer with its token endpoint on its own second port works" "$bin/mdoc-holder" credentials receive \
