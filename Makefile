@@ -4,7 +4,19 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PREFIX ?= /usr/local
 
-.PHONY: deps test-deps build test demo bench bench-ble bench-ble-bluezoo fuzz fixtures format lint clean install install-completions-and-manuals uninstall
+.PHONY: deps test-deps build test demo bench bench-ble bench-ble-bluezoo fuzz fixtures format lint clean install install-completions-and-manuals uninstall version-check set-version deb
+
+# The project's version: VERSION is the one source of truth. The binaries print it with
+# --version from Sources/ProjectVersion/Version.swift, which `version-check` (run by build, test
+# and deb) holds equal to it; `make set-version` writes it there after VERSION changed.
+VERSION := $(shell cat VERSION)
+
+version-check:
+	@v="$$(sed -n 's/^public let projectVersion = "\(.*\)"$$/\1/p' Sources/ProjectVersion/Version.swift)"; \
+	[ "$$v" = "$(VERSION)" ] || { echo "Sources/ProjectVersion/Version.swift has '$$v', VERSION has '$(VERSION)': run make set-version" >&2; exit 1; }
+
+set-version:
+	sed -i 's/^public let projectVersion = ".*"$$/public let projectVersion = "$(VERSION)"/' Sources/ProjectVersion/Version.swift
 
 deps:
 	Tests/Support/install-deps.sh build
@@ -13,11 +25,11 @@ test-deps:
 	Tests/Support/install-deps.sh test
 	Tests/Support/python-venv.sh
 
-build: deps
+build: deps version-check
 	$(SWIFT) build
 
 # Every test: unit, vectors, engines. Fails on compiler warnings too.
-test: test-deps
+test: test-deps version-check
 	$(SWIFT) build --build-tests 2>&1 | tee .build-warnings.log
 	@! grep -E "^$(CURDIR)/(Sources|Tests)/.*: warning:" .build-warnings.log || (echo "compiler warnings in our code (above): fix them" && false)
 	$(SWIFT) test
@@ -31,6 +43,7 @@ test: test-deps
 	Tests/Support/conformance-test.sh .build/debug
 	Tests/Support/secure-area-test.sh .build/debug
 	Tests/Support/packaging-test.sh .build/debug
+	Tests/Support/deb-test.sh
 	Tests/Support/service-test.sh .build/debug
 	Tests/Support/kiosk-soak.sh .build/debug
 	Tests/Support/serve-soak.sh .build/debug
@@ -87,7 +100,8 @@ clean:
 # their man pages and shell completions, the systemd unit and its drop-in snippets, the D-Bus
 # policy, activation file and interface XML, the udev rule, the sysusers.d entry, an
 # environment file and the docs (docs/operator-guide.md has the layout). BIN_DIR is where the binaries are taken from: .build/release by default, built
-# with `swift build -c release` when missing; `make install BIN_DIR=.build/debug` installs
+# with `swift build -c release --static-swift-stdlib` (the Swift runtime linked in, as in the
+# Debian package) when missing; `make install BIN_DIR=.build/debug` installs
 # the debug build instead (the packaging test does, to skip a release build).
 # Names: SERVICE_USER runs the service and alone (with root) may own org.mdocholder;
 # members of HOLDER_GROUP (and root) may call it and register the consent agent.
@@ -132,8 +146,9 @@ subst_install = install -d -m 0755 "$(DESTDIR)$(dir $(2))" && $(SUBST) "$(1)" >"
 # credential for a reader under test, or a reader's trust list).
 COMMANDS = mdoc-holder mdoc-reader mdoc-issuer
 
+# The Swift runtime linked in, no $ORIGIN search path, -z now: as packaging/deb/build-deb.sh.
 $(addprefix .build/release/,$(COMMANDS)): | deps
-	$(SWIFT) build -c release --product $(notdir $@)
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now --product $(notdir $@)
 
 # The argument parser's manual generator (the tool behind its GenerateManual plugin, built
 # alone: the plugin would build every product in release first).
@@ -142,17 +157,19 @@ $(GENERATE_MANUAL): | deps
 	$(SWIFT) build --product generate-manual
 
 # Shell completions (bash, zsh, fish) and a man page for each installed command, generated
-# from the binaries themselves (swift-argument-parser).
+# from the binaries themselves (swift-argument-parser). Bash completions are sourced, not run:
+# no #! line. A blank line between paragraphs of a man page becomes .Pp (groff warns on it).
 install-completions-and-manuals: $(addprefix $(BIN_DIR)/,$(COMMANDS)) $(GENERATE_MANUAL)
 	install -d -m 0755 "$(DESTDIR)$(bashcompletiondir)" "$(DESTDIR)$(zshcompletiondir)" \
 	  "$(DESTDIR)$(fishcompletiondir)" "$(DESTDIR)$(mandir)/man1"
 	for c in $(COMMANDS); do \
-	  "$(BIN_DIR)/$$c" --generate-completion-script bash >"$(DESTDIR)$(bashcompletiondir)/$$c" && \
+	  "$(BIN_DIR)/$$c" --generate-completion-script bash | sed '1{/^#!/d}' >"$(DESTDIR)$(bashcompletiondir)/$$c" && \
 	  "$(BIN_DIR)/$$c" --generate-completion-script zsh >"$(DESTDIR)$(zshcompletiondir)/_$$c" && \
 	  "$(BIN_DIR)/$$c" --generate-completion-script fish >"$(DESTDIR)$(fishcompletiondir)/$$c.fish" && \
 	  chmod 0644 "$(DESTDIR)$(bashcompletiondir)/$$c" "$(DESTDIR)$(zshcompletiondir)/_$$c" \
 	    "$(DESTDIR)$(fishcompletiondir)/$$c.fish" && \
 	  "$(GENERATE_MANUAL)" "$(BIN_DIR)/$$c" --output-directory "$(DESTDIR)$(mandir)/man1" && \
+	  sed -i 's/^$$/.Pp/' "$(DESTDIR)$(mandir)/man1/$$c.1" && \
 	  chmod 0644 "$(DESTDIR)$(mandir)/man1/$$c.1" || exit 1; \
 	done
 
@@ -185,6 +202,16 @@ install: $(addprefix $(BIN_DIR)/,$(COMMANDS)) install-completions-and-manuals
 	  echo "  busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig"; \
 	  echo "  udevadm control --reload"; \
 	  echo "see $(docdir)/operator-guide.md"; fi
+
+# ---- Debian package ------------------------------------------------------------------------
+# `make deb`: $(DEB_DIR)/mdoc-holder_$(VERSION)_$(DEB_ARCH).deb from release builds with the
+# Swift runtime linked statically, staged with `make install PREFIX=/usr` (packaging/deb/:
+# build-deb.sh, the maintainer scripts, copyright, changelog). Then
+# `sudo apt-get install ./$(DEB_DIR)/mdoc-holder_$(VERSION)_$(DEB_ARCH).deb`.
+DEB_DIR ?= .build/deb
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+deb: deps version-check
+	SWIFT="$(SWIFT)" packaging/deb/build-deb.sh $(DEB_DIR)
 
 # Removes what install put in place, except the environment file in $(sysconfdir)/default
 # (configuration) and the service's state (/var/lib/mdoc-holder: the credential store).

@@ -121,12 +121,15 @@ let package = Package(
             dependencies: [
                 "DBus", "BlueZ", "BLETransport", "BLEBlueZ", "Proximity", "Wallet", "Consent", "Presentation",
                 "OnlineTransport", "OpenID4VP", "OpenID4VCI", "ISO18013", "MdocCrypto", "QRCode", "SecureArea",
-                "PrintableText",
+                "PrintableText", "BoundedFile",
             ]),
 
         // What the command-line tools share: certificate files (PEM or DER), --consent,
         // unbuffered output.
         .target(name: "CommandLineSupport", dependencies: ["MdocCrypto", "BoundedFile"]),
+        // The version `--version` prints: Version.swift, checked against the VERSION file by
+        // `make version-check`.
+        .target(name: "ProjectVersion"),
 
         // Executables.
         .executableTarget(
@@ -134,20 +137,22 @@ let package = Package(
             dependencies: [
                 "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
                 "BLETransport", "BLEBlueZ", "BlueZ", "HolderService", "SecureArea", "BoundedFile", "CommandLineSupport",
-                "SDJWT", "JOSE", "PrintableText", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SDJWT", "JOSE", "PrintableText", "ProjectVersion",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-reader",
             dependencies: [
                 "ISO18013", "Presentation", "MdocCrypto", "BlueZ", "BLETransport", "BLEBlueZ", "L2CAP",
                 "ProximityReader", "Conformance",
-                "CommandLineSupport",
+                "CommandLineSupport", "PrintableText", "ProjectVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-issuer",
             dependencies: [
-                "MdocIssuer", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "MdocIssuer", "CommandLineSupport", "ProjectVersion",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode", "SecureArea"]),

@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
 import PrintableText
+import ProjectVersion
 
 @main
 struct MdocHolderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mdoc-holder",
         abstract: "Presents ISO/IEC 18013-5 mdocs (mobile driving licences) from Linux.",
+        version: projectVersion,
         subcommands: [
             EngagementCommand.self, PresentCommand.self, CredentialsCommand.self, KeysCommand.self, HistoryCommand.self,
             PresentOnlineCommand.self, ServeCommand.self,
@@ -36,9 +38,18 @@ struct MdocHolderCommand: AsyncParsableCommand {
             exit(withError: error)
         } catch let error as ValidationError {
             exit(withError: error)
+        } catch let error where isArgumentParserOwn(command) {
+            // `--help` parses to ArgumentParser's own help command, whose run() throws the
+            // request for ArgumentParser to print the help screen.
+            exit(withError: error)
         } catch {
             exit(withError: ShownError(error))
         }
+    }
+
+    /// Whether the parsed command is one of ArgumentParser's built-in commands (help), not ours.
+    private static func isArgumentParserOwn(_ command: any ParsableCommand) -> Bool {
+        String(reflecting: type(of: command)).hasPrefix("ArgumentParser.")
     }
 }
 

@@ -5,6 +5,8 @@ set -euo pipefail
 kind=${1:-build}
 packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libpng-dev libsqlite3-dev libdbus-1-dev libbluetooth-dev
   libp11-kit-dev libcurl4-openssl-dev)
+# make deb: dpkg-shlibdeps (dpkg-dev), strip and readelf (binutils).
+packages+=(dpkg-dev binutils)
 if [ "$kind" = test ]; then
   packages+=(python3 python3-venv dbus-daemon zbar-tools tmux curl)
   # packaging-test.sh and service-test.sh: dbus-send, the D-Bus peers (Debian's python3-dbus and python3-gi for
@@ -15,6 +17,8 @@ if [ "$kind" = test ]; then
   packages+=(swtpm swtpm-tools tpm2-openssl tpm2-tools softhsm2)
   # vci-test.sh: an issuer at a public address in a network namespace (ip), connects traced (strace).
   packages+=(iproute2 strace)
+  # deb-test.sh: lintian on the package, a clean Debian 12 root made with debootstrap.
+  packages+=(lintian debootstrap)
 fi
 missing=()
 for p in "${packages[@]}"; do

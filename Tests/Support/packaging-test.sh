@@ -13,7 +13,8 @@
 #   (e) the real binary works inside the unit's kernel-level sandbox (no W+X memory, the
 #       @system-service system calls, AF_UNIX/AF_BLUETOOTH sockets, no capabilities, /proc
 #       subset=pid: Tests/Support/sandbox-exec.py), BlueZoo BLE and online flows included;
-#   (f) the sample kiosk policy parses.
+#   (f) the sample kiosk policy parses;
+#   and the three commands print VERSION with --version. The Debian package: deb-test.sh.
 #
 # Usage: Tests/Support/packaging-test.sh BIN_DIR   (e.g. .build/debug: installed as the
 # release binaries would be, to spare CI a release build). Needs root (setpriv, unshare -m,
@@ -155,6 +156,12 @@ check "activation file: User=mdoc-holder" grep -qx 'User=mdoc-holder' "$activati
 check "activation file: SystemdService=mdoc-holder.service" grep -qx 'SystemdService=mdoc-holder.service' "$activation"
 check "sysusers: u mdoc-holder" grep -q '^u mdoc-holder - ' "$dest/usr/local/lib/sysusers.d/mdoc-holder.conf"
 check "installed binary runs (mdoc-holder --help)" "$dest/usr/local/bin/mdoc-holder" --help >/dev/null
+# One version: VERSION, Sources/ProjectVersion/Version.swift and what the binaries print.
+version="$(cat VERSION)"
+check "make version-check: Version.swift agrees with VERSION ($version)" make -s version-check
+for c in mdoc-holder mdoc-reader mdoc-issuer; do
+    check "$c --version prints VERSION" test "$("$dest/usr/local/bin/$c" --version 2>&1)" = "$version"
+done
 check "interface XML installed unchanged" cmp -s dbus/org.mdocholder.Holder1.xml \
     "$dest/usr/local/share/dbus-1/interfaces/org.mdocholder.Holder1.xml"
 
