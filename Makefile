@@ -48,6 +48,7 @@ test: test-deps version-check
 	Tests/Support/kiosk-soak.sh .build/debug
 	Tests/Support/serve-soak.sh .build/debug
 	Tests/Support/ble-vm-test.sh .build/debug
+	Tests/Support/systemd-vm-test.sh
 
 demo: test-deps
 	$(SWIFT) build
