@@ -49,6 +49,10 @@ struct HTTPFetcherTests {
             await #expect(throws: HTTPFetchError.responseTooLarge(host: "localhost", limit: 1 << 20)) {
                 _ = try await verifier.fetcher.get(verifier.base + "/big", accept: "*/*")
             }
+            // 100 MiB announced and sent: cut at the 1 MiB limit all the same.
+            await #expect(throws: HTTPFetchError.responseTooLarge(host: "localhost", limit: 1 << 20)) {
+                _ = try await verifier.fetcher.get(verifier.base + "/big?mb=100", accept: "*/*")
+            }
             let impatient = try HTTPFetcher(
                 additionalTrustRoots: [verifier.ca], limits: HTTPFetcher.Limits(requestTimeout: .seconds(1)))
             let start = ContinuousClock.now

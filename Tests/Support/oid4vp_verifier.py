@@ -43,7 +43,7 @@ Endpoints (all HTTPS):
                        Disclosure, and the Key Binding JWT (typ kb+jwt, aud = client_id,
                        nonce, sd_hash, iat within 5 minutes).
   GET /result/ID       what this verifier saw for the session (JSON).
-  GET /slow?s=N        answers after N seconds (timeouts); GET /big: 2 MiB; GET /redirect: 302;
+  GET /slow?s=N        answers after N seconds (timeouts); GET /big?mb=N: N MiB (2 by default); GET /redirect: 302;
   GET /trickle?n=N     headers at once, then N body bytes at one a second.
 
 Nothing here is for production: fresh test keys every run, no persistence.
@@ -471,7 +471,20 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(min(seconds, 60))
             return self.reply_json(200, {})
         if url.path == "/big":
-            return self.reply(200, b"x" * (2 * 1024 * 1024), "application/octet-stream")
+            # ?mb=N: N MiB (at most 1024), streamed; the client is expected to hang up early.
+            mib = min(int(urllib.parse.parse_qs(url.query).get("mb", ["2"])[0]), 1024)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(mib * 1024 * 1024))
+            self.end_headers()
+            chunk = b"x" * (1024 * 1024)
+            try:
+                for _ in range(mib):
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
+            self.close_connection = True
+            return None
         if url.path == "/trickle":
             count = int(urllib.parse.parse_qs(url.query).get("n", ["60"])[0])
             return self.trickle(b"x" * min(count, 600), "text/plain")
