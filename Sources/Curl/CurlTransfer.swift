@@ -218,7 +218,7 @@ private final class Transfer: @unchecked Sendable {
         guard let handle = curl_easy_init() else { return (.failure(.other(code: -1, message: "no curl handle")), 0) }
         defer { curl_easy_cleanup(handle) }
         var lists: [UnsafeMutablePointer<curl_slist>] = []
-        defer { lists.forEach { curl_slist_free_all($0) } }
+        defer { for list in lists { curl_slist_free_all(list) } }
         do {
             lists = try configure(handle, timeout: timeout, connectTimeout: connectTimeout)
         } catch {
