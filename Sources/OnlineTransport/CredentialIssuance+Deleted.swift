@@ -25,20 +25,12 @@ extension CredentialIssuance {
         var issuerAddresses: [IPAddress] = []
         if let host = URLComponents(string: pending.issuer)?.host { issuerAddresses = await IPAddress.resolve(host) }
         let policy = EndpointPolicy(namedBy: "the issuer", partyAddresses: issuerAddresses)
-        let result: Result<HTTPResponse, HTTPFetchError>
-        do {
-            result = .success(
-                try await fetcher.send(
-                    pending.endpoint, method: "POST",
-                    headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(pending.token)")],
-                    body: body, policy: policy))
-        } catch {
-            result = .failure(error)
-        }
-        await fetcher.shutdown()
         let response: HTTPResponse
         do {
-            response = try result.get()
+            response = try await fetcher.send(
+                pending.endpoint, method: "POST",
+                headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(pending.token)")],
+                body: body, policy: policy)
         } catch {
             throw .exchange(what: "the credential_deleted notification", error)
         }

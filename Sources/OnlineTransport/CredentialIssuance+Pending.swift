@@ -26,14 +26,7 @@ extension CredentialIssuance {
                 throw .transactionCodeUnavailable("a pending issuance is resumed without one")
             },
             events: events)
-        let result: Result<Outcome, CredentialIssuanceError>
-        do {
-            result = .success(try await flow.resumeAll())
-        } catch {
-            result = .failure(error)
-        }
-        await fetcher.shutdown()
-        return try result.get()
+        return try await flow.resumeAll()
     }
 }
 

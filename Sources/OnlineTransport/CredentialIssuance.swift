@@ -119,16 +119,9 @@ public struct CredentialIssuance: Sendable {
         } catch {
             throw .setup(error)
         }
-        let result: Result<Outcome, CredentialIssuanceError>
-        do {
-            var flow = IssuanceFlow(
-                issuance: self, fetcher: fetcher, store: store, consent: consent, transactionCode: transactionCode,
-                events: events)
-            result = .success(try await flow.run(offer))
-        } catch {
-            result = .failure(error)
-        }
-        await fetcher.shutdown()
-        return try result.get()
+        var flow = IssuanceFlow(
+            issuance: self, fetcher: fetcher, store: store, consent: consent, transactionCode: transactionCode,
+            events: events)
+        return try await flow.run(offer)
     }
 }

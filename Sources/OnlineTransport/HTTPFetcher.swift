@@ -99,7 +99,7 @@ public enum HTTPFetchError: Error, Sendable, Equatable, CustomStringConvertible 
 ///   resolved here, each address checked, and the tunnel opened to the checked address
 ///   itself; the proxy's own address is the operator's choice and is not checked.
 ///
-/// ``shutdown()`` is kept for callers; every exchange has its own connection.
+/// Every exchange has its own connection: there is nothing to close afterwards.
 public final class HTTPFetcher: Sendable {
     /// The bounds of every exchange.
     public struct Limits: Sendable {
@@ -157,9 +157,6 @@ public final class HTTPFetcher: Sendable {
         additionalCAsPEM =
             additionalTrustRoots.isEmpty ? nil : Array(additionalTrustRoots.map(Self.pem).joined().utf8)
     }
-
-    /// Nothing to close: kept so callers need not change.
-    public func shutdown() async {}
 
     /// GET `url` with `Accept: accept`; `policy`: the addresses it may connect to.
     public func get(_ url: String, accept: String, policy: EndpointPolicy = .unrestricted) async throws(HTTPFetchError)

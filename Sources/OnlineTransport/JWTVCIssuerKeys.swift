@@ -19,7 +19,6 @@ public enum JWTVCIssuerKeys {
         } catch {
             throw .issuerNotTrusted("\(error)")
         }
-        defer { Task { await fetcher.shutdown() } }
         // The issuer (iss) is the party: the jwks_uri its metadata names may lead to public
         // addresses and to the class of the address the metadata came from.
         let answer = try await get(url, fetcher, what: "metadata", policy: .unrestricted)

@@ -79,16 +79,9 @@ public struct OnlinePresentation: Sendable {
         } catch {
             throw .setup(error)
         }
-        let result: Result<OnlineOutcome, OnlinePresentationError>
-        do {
-            let flow = Flow(
-                presentation: self, fetcher: fetcher, store: store, consent: consent, events: events, time: now())
-            result = .success(try await flow.run(url: url))
-        } catch {
-            result = .failure(error)
-        }
-        await fetcher.shutdown()
-        return try result.get()
+        let flow = Flow(
+            presentation: self, fetcher: fetcher, store: store, consent: consent, events: events, time: now())
+        return try await flow.run(url: url)
     }
 }
 

@@ -89,7 +89,6 @@ final class LoopbackVerifier: @unchecked Sendable {
 
     /// Ends the verifier process and removes its files.
     func stop() async {
-        await fetcher.shutdown()
         if process.isRunning {
             process.terminate()
             let deadline = Date().addingTimeInterval(2)
