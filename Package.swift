@@ -56,22 +56,32 @@ let package = Package(
 
         // Protocol layers (pure Swift).
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
-        .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE"]),
+        .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE", "Base64"]),
         .target(name: "BoundedFile"),
         // The one rule for text from outside on its way to a terminal, a log or an error
         // message: control and bidirectional characters escaped, length bounded. No C.
         .target(name: "PrintableText"),
+        // The consent model every flow shares: requests, decisions, the front-end protocol.
+        .target(name: "Consent"),
+        // The configuration files (kiosk policy, pre-registered verifiers) read as TOML.
+        .target(name: "ConfigFile", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+        // The holder's configured trust, read from its TOML files: kiosk consent rules (the policy
+        // file) and the OpenID4VP verifiers it knows in advance (the verifiers file).
         .target(
-            name: "Consent",
-            dependencies: [
-                "MdocCrypto", "BoundedFile", "PrintableText", .product(name: "TOMLKit", package: "TOMLKit"),
-            ]),
+            name: "ConsentPolicy",
+            dependencies: ["Consent", "ConfigFile", "MdocCrypto", "BoundedFile", "OAuthWeb", "JOSE", "OpenID4VP"]),
+        // The consent dialogue on the controlling terminal.
+        .target(name: "TerminalConsent", dependencies: ["Consent", "BoundedFile", "PrintableText"]),
         .target(
             name: "Presentation",
-            dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent", "SecureArea", "SDJWT"]),
+            dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent", "SecureArea"]),
         .target(
-            name: "Wallet", dependencies: ["ISO18013", "SQLite", "Consent", "Presentation", "SecureArea", "SDJWT"]),
-        .target(name: "MdocIssuer", dependencies: ["ISO18013"]),
+            name: "Wallet",
+            dependencies: [
+                "CBOR", "MdocCrypto", "ISO18013", "SQLite", "Consent", "Presentation", "SecureArea", "JOSE", "SDJWT",
+                "SDJWTPresentable", "OAuthWeb",
+            ]),
+        .target(name: "MdocIssuer", dependencies: ["CBOR", "MdocCrypto", "COSE", "ISO18013", "JOSE"]),
         // ISO 18013-5 BLE without I/O: chunking, the session state machine of both GATT roles,
         // Ident, L2CAP framing, message channels, and the seams (GATT server and client roles,
         // L2CAP channels) the BlueZ implementations fill. Imports no D-Bus.
@@ -93,35 +103,65 @@ let package = Package(
                 "ProximityReader", "BLETransport", "Presentation", "ISO18013", "MdocCrypto", "COSE", "CBOR",
                 "MdocIssuer",
             ]),
+        // What OAuth 2.0 parties share on the web: application/x-www-form-urlencoded bodies and
+        // queries, https issuer identifiers and their well-known URLs (RFC 8414). No C.
+        .target(name: "OAuthWeb"),
+        // base64url (RFC 4648 section 5), as the mdoc: URI and JOSE write it. No C.
+        .target(name: "Base64"),
         // Online presentation: JOSE over MdocCrypto, OpenID4VP 1.0 requests, DCQL, responses.
-        .target(name: "JOSE", dependencies: ["MdocCrypto"]),
+        .target(name: "JOSE", dependencies: ["MdocCrypto", "Base64"]),
         // SD-JWT (RFC 9901): Disclosures, processing, presentations with a Key Binding JWT.
-        .target(name: "SDJWT", dependencies: ["JOSE", "MdocCrypto"]),
+        .target(name: "SDJWT", dependencies: ["JOSE", "MdocCrypto", "Base64", "OAuthWeb"]),
+        // An SD-JWT VC the holder can present: the credential and its key-binding key.
+        .target(name: "SDJWTPresentable", dependencies: ["SDJWT", "SecureArea"]),
         .target(
             name: "OpenID4VP",
-            dependencies: ["JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation", "BoundedFile", "SDJWT"]),
+            dependencies: [
+                "JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation", "SDJWT", "SDJWTPresentable",
+                "OAuthWeb", "Base64",
+            ]),
         // Receiving credentials: OpenID4VCI 1.0 offers, metadata, tokens, proofs, responses.
-        .target(name: "OpenID4VCI", dependencies: ["JOSE", "MdocCrypto", "OpenID4VP", "Consent", "PrintableText"]),
-        // The OpenID4VP and OpenID4VCI flows over HTTPS (libcurl, the Curl target): fetch, verify, consent,
-        // respond or store, record.
+        .target(
+            name: "OpenID4VCI", dependencies: ["JOSE", "MdocCrypto", "OAuthWeb", "Consent", "PrintableText", "Base64"]),
+        // HTTPS (libcurl, the Curl target) under an endpoint policy, and its two clients: the
+        // issuer's endpoints (DPoP, nonce retry, OAuth errors) and the verifier's.
         .target(
             name: "OnlineTransport",
             dependencies: [
-                "OpenID4VP", "OpenID4VCI", "Wallet", "Consent", "Presentation", "ISO18013", "MdocCrypto", "JOSE",
-                "PrintableText", "SDJWT", "Curl",
+                "OpenID4VP", "OpenID4VCI", "OAuthWeb", "Wallet", "MdocCrypto", "JOSE", "PrintableText", "SDJWT", "Curl",
+                "SecureArea",
                 // The loopback redirect listener of the authorization code flow (plain HTTP).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
+        // The online flows, step by step, over the two clients: OpenID4VP presentation (fetch,
+        // verify, consent, respond, record) and OpenID4VCI issuance (offer, metadata, consent,
+        // token, credential, store and notify).
+        .target(
+            name: "OnlineFlows",
+            dependencies: [
+                "OnlineTransport", "OpenID4VP", "OpenID4VCI", "OAuthWeb", "Wallet", "Consent", "Presentation",
+                "ISO18013", "MdocCrypto", "JOSE", "SecureArea", "SDJWTPresentable", "Base64", "Curl",
+            ]),
+
+        // The holder both adapters (the command line, the D-Bus service) run: built once from
+        // settings; present over proximity, present online, receive; one outcome each.
+        .target(
+            name: "HolderRuntime",
+            dependencies: [
+                "Proximity", "BLETransport", "OnlineTransport", "OnlineFlows", "OpenID4VP", "Wallet", "Consent",
+                "Presentation", "ISO18013", "MdocCrypto", "SecureArea", "PrintableText",
             ]),
 
         // `mdoc-holder serve`: the D-Bus service (Holder1, AgentManager1, agent consent, kiosk).
         .target(
             name: "HolderService",
             dependencies: [
-                "DBus", "BlueZ", "BLETransport", "BLEBlueZ", "Proximity", "Wallet", "Consent", "Presentation",
-                "OnlineTransport", "OpenID4VP", "OpenID4VCI", "ISO18013", "MdocCrypto", "QRCode", "SecureArea",
-                "PrintableText", "BoundedFile",
+                "DBus", "BlueZ", "BLETransport", "BLEBlueZ", "Proximity", "Wallet", "Consent", "ConsentPolicy",
+                "Presentation", "HolderRuntime", "OnlineTransport", "OnlineFlows", "OpenID4VP", "OpenID4VCI",
+                "ISO18013",
+                "MdocCrypto", "QRCode", "SecureArea", "PrintableText", "BoundedFile",
             ]),
 
         // What the command-line tools share: certificate files (PEM or DER), --consent,
@@ -135,29 +175,37 @@ let package = Package(
         .executableTarget(
             name: "mdoc-holder",
             dependencies: [
-                "ISO18013", "QRCode", "Wallet", "Consent", "Presentation", "OnlineTransport", "Proximity",
-                "BLETransport", "BLEBlueZ", "BlueZ", "HolderService", "SecureArea", "BoundedFile", "CommandLineSupport",
-                "SDJWT", "JOSE", "PrintableText", "ProjectVersion",
+                "ISO18013", "QRCode", "Wallet", "Consent", "ConsentPolicy", "TerminalConsent", "Presentation",
+                "OnlineTransport", "Proximity", "BLETransport", "BLEBlueZ", "BlueZ", "HolderService", "HolderRuntime",
+                "SecureArea", "BoundedFile", "CommandLineSupport", "SDJWT", "JOSE", "PrintableText", "ProjectVersion",
+                "CBOR", "MdocCrypto", "OpenID4VP", "OpenID4VCI", "OnlineFlows",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-reader",
             dependencies: [
-                "ISO18013", "Presentation", "MdocCrypto", "BlueZ", "BLETransport", "BLEBlueZ", "L2CAP",
+                "CBOR", "ISO18013", "Presentation", "MdocCrypto", "BlueZ", "BLETransport", "BLEBlueZ", "L2CAP",
                 "ProximityReader", "Conformance",
-                "CommandLineSupport", "PrintableText", "ProjectVersion",
+                "CommandLineSupport", "PrintableText", "ProjectVersion", "Base64",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-issuer",
             dependencies: [
-                "MdocIssuer", "CommandLineSupport", "ProjectVersion",
+                "MdocIssuer", "CBOR", "ISO18013", "MdocCrypto", "CommandLineSupport", "ProjectVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
-            name: "mdoc-demo", dependencies: ["Presentation", "Wallet", "Consent", "QRCode", "SecureArea"]),
+            name: "mdoc-demo",
+            dependencies: [
+                "CBOR", "MdocCrypto", "ISO18013", "Presentation", "Wallet", "Consent", "ConsentPolicy",
+                "TerminalConsent", "QRCode", "SecureArea",
+            ]),
         .executableTarget(
-            name: "MdocBenchmarks", dependencies: ["ISO18013", "Presentation", "MdocIssuer", "SecureArea", "JOSE"]),
+            name: "MdocBenchmarks",
+            dependencies: [
+                "CBOR", "COSE", "MdocCrypto", "ISO18013", "Consent", "Presentation", "MdocIssuer", "SecureArea", "JOSE",
+            ]),
         // BLE figures through a real bluetoothd and of the link alone (in the BlueZ VM: `make bench-ble`).
         .executableTarget(
             name: "BLEBenchmarks",
@@ -168,26 +216,44 @@ let package = Package(
         // Fuzz targets for every decoder of outside bytes (docs/fuzzing.md).
         .executableTarget(
             name: "CBORFuzzer",
-            dependencies: ["CBOR", "ISO18013", "BLETransport", "JOSE", "OpenID4VP", "OpenID4VCI", "Consent"]),
+            dependencies: [
+                "CBOR", "ISO18013", "BLETransport", "JOSE", "OpenID4VP", "OpenID4VCI", "Consent", "ConfigFile",
+                "ConsentPolicy",
+            ]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["CBOR"], path: "Tests/TestSupport"),
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "MdocCryptoTests", dependencies: ["MdocCrypto", "TestSupport"]),
         .testTarget(name: "SecureAreaTests", dependencies: ["SecureArea", "PKCS11", "MdocCrypto", "TestSupport"]),
-        .testTarget(name: "COSETests", dependencies: ["COSE", "TestSupport"]),
-        .testTarget(name: "ISO18013Tests", dependencies: ["ISO18013", "TestSupport"]),
+        .testTarget(name: "COSETests", dependencies: ["COSE", "CBOR", "MdocCrypto", "TestSupport"]),
+        .testTarget(
+            name: "ISO18013Tests", dependencies: ["ISO18013", "CBOR", "COSE", "MdocCrypto", "TestSupport", "Base64"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         .testTarget(
             name: "WalletTests",
-            dependencies: ["Wallet", "Presentation", "MdocIssuer", "TestSupport", "SecureArea", "SDJWT", "JOSE"]),
-        .testTarget(name: "ConsentTests", dependencies: ["Consent", "PrintableText", "TestSupport"]),
+            dependencies: [
+                "Wallet", "Presentation", "MdocIssuer", "TestSupport", "SecureArea", "SDJWT", "JOSE", "CBOR", "Consent",
+                "ISO18013", "MdocCrypto", "SQLite",
+            ]),
+        .testTarget(
+            name: "ConsentTests",
+            dependencies: [
+                "Consent", "ConsentPolicy", "ConfigFile", "TerminalConsent", "PrintableText", "MdocCrypto",
+                "TestSupport",
+            ]),
         .testTarget(name: "BoundedFileTests", dependencies: ["BoundedFile"]),
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(
             name: "PresentationTests",
-            dependencies: ["Presentation", "Wallet", "MdocIssuer", "TestSupport", "SecureArea"]),
-        .testTarget(name: "MdocIssuerTests", dependencies: ["MdocIssuer", "TestSupport"]),
+            dependencies: [
+                "Presentation", "Wallet", "MdocIssuer", "TestSupport", "SecureArea", "CBOR", "COSE", "Consent",
+                "ISO18013",
+                "MdocCrypto",
+            ]),
+        .testTarget(
+            name: "MdocIssuerTests",
+            dependencies: ["MdocIssuer", "CBOR", "COSE", "ISO18013", "MdocCrypto", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "TestSupport"]),
         .testTarget(name: "BLEBlueZTests", dependencies: ["BLEBlueZ", "BLETransport", "BlueZ", "TestSupport"]),
@@ -200,12 +266,16 @@ let package = Package(
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(
             name: "ProximityTests",
-            dependencies: ["Proximity", "BLETransport", "BLETestSupport", "MdocIssuer", "TestSupport"]),
+            dependencies: [
+                "Proximity", "BLETransport", "BLETestSupport", "MdocIssuer", "TestSupport", "CBOR", "Consent",
+                "ISO18013",
+                "MdocCrypto", "Presentation",
+            ]),
         .testTarget(
             name: "ProximityReaderTests",
             dependencies: [
                 "ProximityReader", "Proximity", "BLETransport", "BLETestSupport", "Presentation", "ISO18013",
-                "MdocIssuer", "MdocCrypto", "TestSupport",
+                "MdocIssuer", "MdocCrypto", "Consent", "TestSupport",
             ]),
         .testTarget(
             name: "ConformanceTests",
@@ -222,22 +292,37 @@ let package = Package(
                 "MdocCrypto", "Consent",
             ],
             path: "Tests/Support/FaultHolder"),
-        .testTarget(name: "JOSETests", dependencies: ["JOSE", "TestSupport"]),
-        .testTarget(name: "SDJWTTests", dependencies: ["SDJWT", "JOSE", "MdocCrypto", "TestSupport"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "MdocCrypto", "TestSupport", "Base64"]),
+        .testTarget(name: "SDJWTTests", dependencies: ["SDJWT", "JOSE", "MdocCrypto", "TestSupport", "Base64"]),
+        .testTarget(name: "OAuthWebTests", dependencies: ["OAuthWeb"]),
         .testTarget(
-            name: "OpenID4VCITests", dependencies: ["OpenID4VCI", "OpenID4VP", "JOSE", "MdocCrypto", "Consent"]),
+            name: "OpenID4VCITests",
+            dependencies: ["OpenID4VCI", "OAuthWeb", "JOSE", "MdocCrypto", "Consent", "ConsentPolicy", "Base64"]),
         .testTarget(
-            name: "OpenID4VPTests", dependencies: ["OpenID4VP", "MdocIssuer", "TestSupport", "SecureArea", "SDJWT"]),
+            name: "OpenID4VPTests",
+            dependencies: [
+                "OpenID4VP", "OAuthWeb", "MdocIssuer", "TestSupport", "SecureArea", "SDJWT", "SDJWTPresentable", "JOSE",
+                "CBOR", "Consent", "ISO18013", "MdocCrypto", "Presentation", "Base64", "ConsentPolicy",
+            ]),
+        // The command line and the service over one holder: the same session, the same outcome.
+        .testTarget(
+            name: "HolderRuntimeTests",
+            dependencies: [
+                "HolderRuntime", "HolderService", "BLETestSupport", "ProximityReader", "Proximity", "Presentation",
+                "ISO18013", "MdocCrypto", "ConsentPolicy", "SQLite", "SecureArea", "Wallet", "DBus", "TestSupport",
+            ]),
         .testTarget(
             name: "HolderServiceTests",
             dependencies: [
-                "HolderService", "DBus", "Consent", "Wallet", "Proximity", "Presentation", "BLETransport", "ISO18013",
-                "MdocCrypto", "TestSupport", "SecureArea", "OnlineTransport", "OpenID4VCI",
+                "HolderService", "HolderRuntime", "DBus", "Consent", "ConsentPolicy", "Wallet", "Proximity",
+                "Presentation", "BLETransport", "ISO18013", "MdocCrypto", "TestSupport", "SecureArea",
+                "OnlineTransport", "OnlineFlows", "OpenID4VCI",
             ]),
         .testTarget(
             name: "OnlineTransportTests",
             dependencies: [
-                "OnlineTransport", "OpenID4VP", "Wallet", "Consent", "JOSE", "MdocCrypto", "SecureArea", "Curl",
+                "OnlineTransport", "OnlineFlows", "OpenID4VP", "OAuthWeb", "Wallet", "Consent", "ConsentPolicy", "JOSE",
+                "MdocCrypto", "SecureArea", "Curl",
             ]),
     ],
     swiftLanguageModes: [.v6]

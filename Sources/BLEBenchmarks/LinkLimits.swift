@@ -195,48 +195,49 @@ func measureLinkLimits(_ options: Options) async -> (LinkLimits, failed: Bool) {
     print(
         "== link limits, no bluetoothd: \(options.bytes) B from \(options.server) (\(adapters.server)) to "
             + "\(options.client) (\(adapters.client)), \(options.runs) runs each")
-    var att: [Double] = []
-    for run in 1...options.runs {
-        do {
-            let r = try await rawATT(adapters, bytes: options.bytes, mtu: options.attMTU)
-            att.append(r.seconds)
-            print(
-                "  raw ATT notifications run \(run): \(r.bytes) B in \(r.pdus) notifications of <= \(r.largest) B "
-                    + "(MTU \(r.mtu)), \(f(r.seconds, 3)) s, \(f(Double(r.bytes) / r.seconds / 1024, 1)) KiB/s")
-        } catch {
-            print("  raw ATT notifications run \(run): FAILED: \(error)")
-            failed = true
-        }
-        // The kernel drops an idle LE link 2 s after its last channel closed (a connect in
-        // between would ride the dying link).
-        try? await Task.sleep(for: .seconds(4))
+    limits.attSeconds = await medianRun("raw ATT notifications", summary: "raw ATT", options, failed: &failed) {
+        let r = try await rawATT(adapters, bytes: options.bytes, mtu: options.attMTU)
+        return (
+            r.seconds,
+            "\(r.bytes) B in \(r.pdus) notifications of <= \(r.largest) B (MTU \(r.mtu)), \(f(r.seconds, 3)) s, "
+                + "\(f(Double(r.bytes) / r.seconds / 1024, 1)) KiB/s"
+        )
     }
-    if !att.isEmpty {
-        limits.attSeconds = median(att)
-        print("  raw ATT: median \(f(median(att), 3)) s (\(f(Double(options.bytes) / median(att) / 1024, 1)) KiB/s)")
-    }
-    var coc: [Double] = []
-    for run in 1...options.runs {
-        do {
-            let r = try await rawL2CAP(adapters, bytes: options.bytes)
-            coc.append(r.seconds)
-            print(
-                "  raw L2CAP CoC run \(run): one \(r.bytes) B frame in \(r.pdus) SDUs of <= \(r.largest) B "
-                    + "(send MTU \(r.mtu), receive MTU \(r.receiveMTU)), \(f(r.seconds, 3)) s, \(f(Double(r.bytes) / r.seconds / 1024, 1)) KiB/s"
-            )
-        } catch {
-            print("  raw L2CAP CoC run \(run): FAILED: \(error)")
-            failed = true
-        }
-        // The kernel drops an idle LE link 2 s after its last channel closed (a connect in
-        // between would ride the dying link).
-        try? await Task.sleep(for: .seconds(4))
-    }
-    if !coc.isEmpty {
-        limits.l2capSeconds = median(coc)
-        print(
-            "  raw L2CAP CoC: median \(f(median(coc), 3)) s (\(f(Double(options.bytes) / median(coc) / 1024, 1)) KiB/s)"
+    limits.l2capSeconds = await medianRun("raw L2CAP CoC", summary: "raw L2CAP CoC", options, failed: &failed) {
+        let r = try await rawL2CAP(adapters, bytes: options.bytes)
+        let frame = "one \(r.bytes) B frame in \(r.pdus) SDUs of <= \(r.largest) B"
+        return (
+            r.seconds,
+            "\(frame) (send MTU \(r.mtu), receive MTU \(r.receiveMTU)), \(f(r.seconds, 3)) s, "
+                + "\(f(Double(r.bytes) / r.seconds / 1024, 1)) KiB/s"
         )
     }
     return (limits, failed)
+}
+
+/// `options.runs` runs of `body` (its seconds and what to print of it), each reported as
+/// `name` run N, then the median of those that succeeded as `summary`; that median, nil when
+/// every run failed. A failed run sets `failed`.
+func medianRun(
+    _ name: String, summary: String, _ options: Options, failed: inout Bool,
+    _ body: () async throws -> (seconds: Double, report: String)
+) async -> Double? {
+    var seconds: [Double] = []
+    for run in 1...options.runs {
+        do {
+            let (time, report) = try await body()
+            seconds.append(time)
+            print("  \(name) run \(run): \(report)")
+        } catch {
+            print("  \(name) run \(run): FAILED: \(error)")
+            failed = true
+        }
+        // The kernel drops an idle LE link 2 s after its last channel closed (a connect in
+        // between would ride the dying link).
+        try? await Task.sleep(for: .seconds(4))
+    }
+    guard !seconds.isEmpty else { return nil }
+    let m = median(seconds)
+    print("  \(summary): median \(f(m, 3)) s (\(f(Double(options.bytes) / m / 1024, 1)) KiB/s)")
+    return m
 }

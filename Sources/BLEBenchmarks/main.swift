@@ -80,9 +80,7 @@ struct BenchmarkError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-func seconds(_ d: Duration) -> Double {
-    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-}
+func seconds(_ d: Duration) -> Double { d / .seconds(1) }
 
 func median(_ values: [Double]) -> Double {
     let s = values.sorted()
@@ -136,26 +134,7 @@ func push(_ path: BlueZMdocGattServer.NotifyPath, _ options: Options) async thro
 
     // The server: on "go", push the bytes.
     let total = options.bytes
-    let server = Task { () throws -> Int in
-        for await event in app.events {
-            guard case .write(_, _, let request) = event else { continue }
-            let mtu = request.mtu ?? 23
-            // As the holder cuts chunks (BlueZMdocGattServer.usableMTU): whole at MTU - 5.
-            let chunk = min(512, mtu - 5)
-            var sent = 0
-            var seq: UInt32 = 0
-            while sent < total {
-                let n = min(chunk - 4, total - sent)
-                var value = withUnsafeBytes(of: seq.littleEndian) { Array($0) }
-                value += [UInt8](repeating: UInt8(truncatingIfNeeded: seq), count: n)
-                try await app.notify(notifyUUID, value)
-                sent += n
-                seq += 1
-            }
-            return mtu
-        }
-        throw BenchmarkError("the application ended before the client wrote")
-    }
+    let server = Task { try await pushOnWrite(app, notifyUUID, total: total) }
 
     let device = try await discovery.value
     try await device.connect(timeout: .seconds(30))
@@ -168,24 +147,7 @@ func push(_ path: BlueZMdocGattServer.NotifyPath, _ options: Options) async thro
     let clock = ContinuousClock()
     let start = clock.now
     try await writeChar.write(Array("go".utf8), type: BlueZ.GattWriteType.command)
-    let receiver = Task { () -> PushResult in
-        var result = PushResult(seconds: 0, bytes: 0, notifications: 0, outOfOrder: 0, duplicates: 0, chunk: 0, mtu: 0)
-        var seen = Set<UInt32>()
-        var maxSeq: Int64 = -1
-        for await value in values {
-            guard value.count >= 4 else { continue }
-            let seq = value[0..<4].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
-            if !seen.insert(seq).inserted { result.duplicates += 1 }
-            if Int64(seq) < maxSeq { result.outOfOrder += 1 }
-            maxSeq = max(maxSeq, Int64(seq))
-            result.notifications += 1
-            result.bytes += value.count - 4
-            result.chunk = max(result.chunk, value.count)
-            if result.bytes >= total { break }
-        }
-        result.seconds = seconds(clock.now - start)
-        return result
-    }
+    let receiver = Task { await receivePushed(values, total: total, since: start, clock) }
     let deadline = Task {
         try await Task.sleep(for: .seconds(60))
         receiver.cancel()
@@ -205,6 +167,53 @@ func push(_ path: BlueZMdocGattServer.NotifyPath, _ options: Options) async thro
         throw BenchmarkError("only \(r.bytes) of \(total) bytes arrived in 60 s")
     }
     return r
+}
+
+/// The server's side of ``push(_:_:)``: on the client's write, `total` bytes as
+/// notifications, each led by its 4-byte sequence number, cut as the holder cuts chunks; the
+/// MTU the write carried.
+func pushOnWrite(_ app: GattApplication, _ notifyUUID: BluetoothUUID, total: Int) async throws -> Int {
+    for await event in app.events {
+        guard case .write(_, _, let request) = event else { continue }
+        let mtu = request.mtu ?? 23
+        // As the holder cuts chunks (BlueZMdocGattServer.usableMTU): whole at MTU - 5.
+        let chunk = min(512, mtu - 5)
+        var sent = 0
+        var seq: UInt32 = 0
+        while sent < total {
+            let n = min(chunk - 4, total - sent)
+            var value = withUnsafeBytes(of: seq.littleEndian) { Array($0) }
+            value += [UInt8](repeating: UInt8(truncatingIfNeeded: seq), count: n)
+            try await app.notify(notifyUUID, value)
+            sent += n
+            seq += 1
+        }
+        return mtu
+    }
+    throw BenchmarkError("the application ended before the client wrote")
+}
+
+/// The client's side of ``push(_:_:)``: notifications until `total` bytes arrived (or the
+/// stream ends), counted and timed from `start`.
+func receivePushed(
+    _ values: AsyncStream<[UInt8]>, total: Int, since start: ContinuousClock.Instant, _ clock: ContinuousClock
+) async -> PushResult {
+    var result = PushResult(seconds: 0, bytes: 0, notifications: 0, outOfOrder: 0, duplicates: 0, chunk: 0, mtu: 0)
+    var seen = Set<UInt32>()
+    var maxSeq: Int64 = -1
+    for await value in values {
+        guard value.count >= 4 else { continue }
+        let seq = value[0..<4].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+        if !seen.insert(seq).inserted { result.duplicates += 1 }
+        if Int64(seq) < maxSeq { result.outOfOrder += 1 }
+        maxSeq = max(maxSeq, Int64(seq))
+        result.notifications += 1
+        result.bytes += value.count - 4
+        result.chunk = max(result.chunk, value.count)
+        if result.bytes >= total { break }
+    }
+    result.seconds = seconds(clock.now - start)
+    return result
 }
 
 // MARK: - 2. Wire overhead per 18013-5 message

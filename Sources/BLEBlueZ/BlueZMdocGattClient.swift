@@ -105,7 +105,8 @@ public actor BlueZMdocGattClient: MdocGattClient {
             if let deadline {
                 let left = clock.now.duration(to: deadline)
                 guard left > .zero else {
-                    throw MdocGattClientError.notFound(service: service.rawValue, seconds: scanTimeout?.seconds ?? 0)
+                    throw MdocGattClientError.notFound(
+                        service: service.rawValue, seconds: scanTimeout.map { $0 / .seconds(1) } ?? 0)
                 }
                 round = min(round, left)
             }
@@ -256,7 +257,14 @@ public actor BlueZMdocGattClient: MdocGattClient {
         return nil
     }
 
+    /// Stops notifications and disconnects. Also from a cancelled task: the D-Bus calls run
+    /// in a task of their own (a call made from a cancelled task is abandoned at once), so a
+    /// cancelled session still lets the reader go.
     public func disconnect() async {
+        await Task { await self.release() }.value
+    }
+
+    private func release() async {
         guard let current = link else { return }
         link = nil
         for task in current.tasks { task.cancel() }
@@ -278,9 +286,4 @@ public actor BlueZMdocGattClient: MdocGattClient {
             group.cancelAll()
         }
     }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

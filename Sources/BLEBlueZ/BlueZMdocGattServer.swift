@@ -157,7 +157,15 @@ public actor BlueZMdocGattServer: MdocGattServer {
         try await application.notify(characteristic.uuid(in: uuids), value)
     }
 
+    /// Removes the application and the advertisement and lets a reader still connected go.
+    /// Also from a cancelled task: the D-Bus calls run in a task of their own (a call made
+    /// from a cancelled task is abandoned at once), so a session cancelled or ended by an
+    /// event its cancelled pump fed still leaves nothing registered.
     public func stop() async {
+        await Task { await self.unregister() }.value
+    }
+
+    private func unregister() async {
         for task in forwarders { task.cancel() }
         forwarders = []
         if let host {

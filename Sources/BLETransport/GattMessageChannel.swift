@@ -261,12 +261,11 @@ public actor GattMessageChannel: MessageChannel {
         }
     }
 
-    /// Releases the link, then stops the pump. In that order: the session often ends on an
-    /// event the pump itself feeds (the peer's disconnect), and a release run in a cancelled
-    /// task would have its BlueZ calls (UnregisterApplication, Disconnect) refused at once.
-    /// Every caller returns only once the link is released, also one that comes while another
-    /// release is under way: a holder that shows its next engagement before the last
-    /// session's Disconnect went out has that Disconnect cut the next reader's connection.
+    /// Releases the link once, then stops the pump. Every caller returns only once the link
+    /// is released, also one that comes while another release is under way: a holder that
+    /// shows its next engagement before the last session's Disconnect went out has that
+    /// Disconnect cut the next reader's connection. (The roles finish their release also
+    /// when the calling task is cancelled: BLEBlueZ's `stop()` and `disconnect()`.)
     private func release() async {
         if let releasing {
             await releasing.value

@@ -2,27 +2,64 @@
 /// received when its frame is complete (``L2CAPMessageDecoder``). There is no State on L2CAP:
 /// a zero-length frame is the peer ending the session (SpruceID sends one), and this side
 /// ends by closing the channel.
+///
+/// Keeps ``MessageChannel``'s contract as ``GattMessageChannel`` does: ``send(_:)`` queues
+/// the frame (a writer takes the queue to the socket in order), ``outputWaitingSince`` says
+/// since when the frame being written has waited for the peer (the socket fills when it stops
+/// reading), and ``close()`` lets the queue drain within ``drainTimeout`` before the socket
+/// closes, then says how the session ended.
 public actor L2CAPMessageChannel: MessageChannel {
     public let channel: any MdocL2CAPChannel
+    /// How long ``close()`` waits for what is queued to go out before it drops the link.
+    public let drainTimeout: Duration
     private var decoder: L2CAPMessageDecoder
     private let inbox = MessageInbox()
     private var pump: Task<Void, Never>?
+    /// Frames not yet taken by the socket, the first one being written.
+    private var outgoing: [[UInt8]] = []
+    private var writer: Task<Void, Never>?
+    private var drainWaiters: [CheckedContinuation<Void, Never>] = []
     private var messagesSent = 0
-    private var closed = false
+    private var socketClosed = false
     /// How the channel ended, once it did.
     private var endReason: BLESessionEndReason?
+    /// Since when the frame being written has waited for the socket to take it.
+    public private(set) var outputWaitingSince: ContinuousClock.Instant?
 
-    /// - Parameter maximumMessageSize: the largest message of the peer (``MessageSizeLimit``).
-    public init(channel: any MdocL2CAPChannel, maximumMessageSize: Int) {
+    /// - Parameters:
+    ///   - maximumMessageSize: the largest message of the peer (``MessageSizeLimit``).
+    ///   - drainTimeout: the bound on ``close()`` waiting for queued frames.
+    public init(channel: any MdocL2CAPChannel, maximumMessageSize: Int, drainTimeout: Duration = .seconds(10)) {
         self.channel = channel
+        self.drainTimeout = drainTimeout
         decoder = L2CAPMessageDecoder(maximumMessageSize: maximumMessageSize)
     }
 
-    /// Sends one message as one frame.
+    /// Queues one message as one frame, after those sent before.
     public func send(_ message: [UInt8]) async throws {
-        guard !closed else { throw MessageChannelError.closed }
-        try await channel.send(try L2CAPFraming.frame(message))
-        messagesSent += 1
+        guard endReason == nil else { throw MessageChannelError.closed }
+        outgoing.append(try L2CAPFraming.frame(message))
+        if writer == nil {
+            writer = Task { await self.writeQueued() }
+        }
+    }
+
+    /// Writes the queued frames in order; a failed write is the link going away.
+    private func writeQueued() async {
+        while let frame = outgoing.first, endReason == nil {
+            outputWaitingSince = .now
+            do {
+                try await channel.send(frame)
+            } catch {
+                await end(.disconnected)
+                break
+            }
+            if !outgoing.isEmpty { outgoing.removeFirst() }
+            messagesSent += 1
+        }
+        outputWaitingSince = nil
+        writer = nil
+        resumeDrainWaiters()
     }
 
     /// The next message; `.closed` for a zero-length frame (``BLESessionEndReason/peerEnded``),
@@ -62,34 +99,53 @@ public actor L2CAPMessageChannel: MessageChannel {
         }
     }
 
+    /// The session is over for `reason` (the first one counts): what is queued is lost, the
+    /// socket closes, receivers get `.closed`.
     private func end(_ reason: BLESessionEndReason) async {
         if endReason == nil { endReason = reason }
-        await inbox.deliver(.closed(reason))
-        close()
+        outgoing = []
+        outputWaitingSince = nil
+        if !socketClosed {
+            socketClosed = true
+            channel.close()
+        }
+        resumeDrainWaiters()
+        await inbox.deliver(.closed(endReason ?? reason))
     }
 
     /// Whether the channel closed in the middle of a frame.
     public var isMidMessage: Bool { decoder.isMidMessage }
 
-    /// Closes the channel: the socket closing is L2CAP's end of a session, so dropping and
-    /// closing are the same.
-    public func drop() {
-        close()
+    /// Closes the socket at once, with whatever is queued: the peer sees a disconnect.
+    public func drop() async {
+        await end(.disconnected)
     }
 
-    /// Nil: a send blocks while the peer takes nothing (the socket fills), so nothing waits
-    /// beside it.
-    public var outputWaitingSince: ContinuousClock.Instant? { nil }
-
-    /// Closes the channel; a waiting receive gets `.closed`. Returns `localEnded`, or how the
-    /// channel ended before.
+    /// Lets the queued frames go out (within ``drainTimeout``; past it the link is dropped),
+    /// then closes the socket, L2CAP's end of a session. Returns `localEnded`, or how the
+    /// channel ended before (the peer's end, a disconnect, the bound passing: `disconnected`).
     @discardableResult
-    public func close() -> BLESessionEndReason {
-        if endReason == nil { endReason = .localEnded }
-        if !closed {
-            closed = true
-            channel.close()
+    public func close() async -> BLESessionEndReason {
+        if endReason == nil, writer != nil {
+            let timer = Task { [weak self, drainTimeout] in
+                try? await Task.sleep(for: drainTimeout)
+                await self?.drainTimedOut()
+            }
+            await withCheckedContinuation { drainWaiters.append($0) }
+            timer.cancel()
         }
+        await end(.localEnded)
         return endReason ?? .localEnded
+    }
+
+    /// The drain bound passed with frames still queued: the link is dropped.
+    private func drainTimedOut() async {
+        if writer != nil { await end(.disconnected) }
+    }
+
+    private func resumeDrainWaiters() {
+        let waiters = drainWaiters
+        drainWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 }

@@ -42,7 +42,8 @@ public protocol MdocGattClient: Sendable {
     /// A write without response of State or Client2Server; returns once it is out (the flow
     /// control of 18013-5 chunks).
     func write(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws
-    /// Unsubscribes and disconnects (best effort); ends the connection's events.
+    /// Unsubscribes and disconnects (best effort); ends the connection's events. Finishes
+    /// also when the calling task is cancelled.
     func disconnect() async
     /// Opens an L2CAP channel to `psm`, or when nil to the PSM in the server's L2CAP PSM
     /// characteristic; nil when there is none. The holder: only after the Ident matched.

@@ -61,6 +61,7 @@ public protocol MdocGattServer: Sendable {
     func start(_ service: MdocGattService) async throws -> AsyncStream<MdocGattEvent>
     /// Sends one notification; returns once it is out (the flow control of 18013-5 chunks).
     func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws
-    /// Stops advertising, disconnects and unregisters the service.
+    /// Stops advertising, disconnects and unregisters the service; finishes also when the
+    /// calling task is cancelled (a session that ends by cancellation still lets go).
     func stop() async
 }

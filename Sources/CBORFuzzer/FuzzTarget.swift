@@ -1,6 +1,7 @@
 import BLETransport
 import CBOR
-import Consent
+import ConfigFile
+import ConsentPolicy
 import Foundation
 import ISO18013
 import JOSE

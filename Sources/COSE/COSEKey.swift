@@ -75,10 +75,7 @@ public struct COSEKey: Sendable, Hashable {
     /// The key as an OpenSSL-backed public key (checks the point is on the curve).
     public func publicKey() throws(COSEError) -> PublicKey {
         do {
-            if let y {
-                return try PublicKey(curve: curve, x: x, y: y)
-            }
-            return try PublicKey(curve: curve, raw: x)
+            return try PublicKey(curve: curve, x: x, y: y)
         } catch {
             throw .crypto(error)
         }

@@ -40,9 +40,7 @@ public struct CaseResult: Sendable {
     public var line: String { "\(verdict.rawValue) \(id) \(reason)" }
 
     /// Seconds, for the reports.
-    public var seconds: Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
+    public var seconds: Double { duration / .seconds(1) }
 }
 
 /// The counts of a run.

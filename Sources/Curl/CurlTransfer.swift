@@ -300,114 +300,131 @@ private final class Transfer: @unchecked Sendable {
     private func configure(
         _ handle: UnsafeMutableRawPointer, timeout: Duration, connectTimeout: Duration
     ) throws(CurlFailure) -> [UnsafeMutablePointer<curl_slist>] {
-        var failed: CURLcode = CURLE_OK
-        func check(_ code: CURLcode) { if code != CURLE_OK, failed == CURLE_OK { failed = code } }
-        func long(_ option: CURLoption, _ value: Int) { check(mdoc_curl_setopt_long(handle, option, value)) }
-        func string(_ option: CURLoption, _ value: String) { check(mdoc_curl_setopt_string(handle, option, value)) }
-
-        string(CURLOPT_URL, request.url)
-        string(CURLOPT_PROTOCOLS_STR, "https")
-        string(CURLOPT_REDIR_PROTOCOLS_STR, "https")
-        long(CURLOPT_FOLLOWLOCATION, 0)
-        long(CURLOPT_NOSIGNAL, 1)
-        // Never the environment's proxy variables (see Curl): a tunnel to the checked address, or none.
-        var connectTo: UnsafeMutablePointer<curl_slist>?
-        if let route {
-            string(CURLOPT_PROXY, route.proxy.url)
-            long(CURLOPT_PROXYTYPE, Int(CURLPROXY_HTTP.rawValue))
-            long(CURLOPT_HTTPPROXYTUNNEL, 1)
-            string(CURLOPT_NOPROXY, "")
-            // Any host and port of the URL ("::"): connect to the checked address, which the
-            // CONNECT request then names; SNI and the certificate check keep the URL's host.
-            let address = route.address.isIPv4 ? "\(route.address)" : "[\(route.address)]"
-            connectTo = curl_slist_append(nil, "::\(address):\(route.port)")
-            check(mdoc_curl_setopt_slist(handle, CURLOPT_CONNECT_TO, connectTo))
-        } else {
-            string(CURLOPT_PROXY, "")
+        var options = CurlEasyOptions(handle)
+        do throws(CurlFailure) {
+            options.string(CURLOPT_URL, request.url)
+            options.string(CURLOPT_PROTOCOLS_STR, "https")
+            options.string(CURLOPT_REDIR_PROTOCOLS_STR, "https")
+            options.long(CURLOPT_FOLLOWLOCATION, 0)
+            options.long(CURLOPT_NOSIGNAL, 1)
+            setRoute(&options)
+            options.long(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
+            options.long(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))
+            setTrust(&options)
+            options.offset(CURLOPT_MAXFILESIZE_LARGE, request.maximumResponseBytes)
+            setCallbacks(&options)
+            try setMethod(&options)
+            options.list(CURLOPT_HTTPHEADER, try headerLines())
+            if options.failed != CURLE_OK { throw Self.failure(options.failed) }
+        } catch {
+            options.freeLists()
+            throw error
         }
-        long(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
-        long(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))
-        long(CURLOPT_SSL_VERIFYPEER, 1)
-        long(CURLOPT_SSL_VERIFYHOST, 2)
-        long(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
-        string(CURLOPT_CAPATH, request.systemCAPath)
+        return options.lists
+    }
+
+    /// Never the environment's proxy variables (see Curl): a tunnel to the checked address, or none.
+    private func setRoute(_ options: inout CurlEasyOptions) {
+        guard let route else {
+            options.string(CURLOPT_PROXY, "")
+            return
+        }
+        options.string(CURLOPT_PROXY, route.proxy.url)
+        options.long(CURLOPT_PROXYTYPE, Int(CURLPROXY_HTTP.rawValue))
+        options.long(CURLOPT_HTTPPROXYTUNNEL, 1)
+        options.string(CURLOPT_NOPROXY, "")
+        // Any host and port of the URL ("::"): connect to the checked address, which the
+        // CONNECT request then names; SNI and the certificate check keep the URL's host.
+        let address = route.address.isIPv4 ? "\(route.address)" : "[\(route.address)]"
+        options.list(CURLOPT_CONNECT_TO, ["::\(address):\(route.port)"])
+    }
+
+    /// TLS 1.2 or later; the chain and the host name verified against the system trust store
+    /// and the request's extra CAs.
+    private func setTrust(_ options: inout CurlEasyOptions) {
+        options.long(CURLOPT_SSL_VERIFYPEER, 1)
+        options.long(CURLOPT_SSL_VERIFYHOST, 2)
+        options.long(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
+        options.string(CURLOPT_CAPATH, request.systemCAPath)
         if var pem = request.additionalCAsPEM, !pem.isEmpty {
             // Replaces the CA file (the system bundle); the system store stays through CAPATH.
             pem.withUnsafeMutableBytes { raw in
                 var blob = curl_blob(data: raw.baseAddress, len: raw.count, flags: UInt32(CURL_BLOB_COPY))
-                check(mdoc_curl_setopt_blob(handle, CURLOPT_CAINFO_BLOB, &blob))
+                options.check(mdoc_curl_setopt_blob(options.handle, CURLOPT_CAINFO_BLOB, &blob))
             }
         }
-        check(mdoc_curl_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maximumResponseBytes)))
+    }
 
+    /// libcurl's callbacks (below), which find this transfer through their user pointer.
+    private func setCallbacks(_ options: inout CurlEasyOptions) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        check(mdoc_curl_setopt_write(handle, CURLOPT_WRITEFUNCTION, writeBody))
-        check(mdoc_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
-        check(mdoc_curl_setopt_write(handle, CURLOPT_HEADERFUNCTION, writeHeader))
-        check(mdoc_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
-        long(CURLOPT_NOPROGRESS, 0)
-        check(mdoc_curl_setopt_xferinfo(handle, progress))
-        check(mdoc_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context))
-        check(mdoc_curl_setopt_opensocket(handle, openSocket))
-        check(mdoc_curl_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, context))
+        options.check(mdoc_curl_setopt_write(options.handle, CURLOPT_WRITEFUNCTION, writeBody))
+        options.pointer(CURLOPT_WRITEDATA, context)
+        options.check(mdoc_curl_setopt_write(options.handle, CURLOPT_HEADERFUNCTION, writeHeader))
+        options.pointer(CURLOPT_HEADERDATA, context)
+        options.long(CURLOPT_NOPROGRESS, 0)
+        options.check(mdoc_curl_setopt_xferinfo(options.handle, progress))
+        options.pointer(CURLOPT_XFERINFODATA, context)
+        options.check(mdoc_curl_setopt_opensocket(options.handle, openSocket))
+        options.pointer(CURLOPT_OPENSOCKETDATA, context)
+    }
 
+    /// The method, and for any but GET the body (copied by libcurl).
+    private func setMethod(_ options: inout CurlEasyOptions) throws(CurlFailure) {
         switch request.method {
         case "GET":
-            long(CURLOPT_HTTPGET, 1)
+            options.long(CURLOPT_HTTPGET, 1)
+            return
         case "POST":
-            long(CURLOPT_POST, 1)
+            options.long(CURLOPT_POST, 1)
         default:
             guard request.method.allSatisfy({ $0.isLetter && $0.isASCII }) else {
                 throw .invalidRequest("the method is not a token")
             }
-            string(CURLOPT_CUSTOMREQUEST, request.method)
+            options.string(CURLOPT_CUSTOMREQUEST, request.method)
         }
-        if request.method != "GET" {
-            let body = request.body ?? []
-            check(mdoc_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-            body.withUnsafeBufferPointer { buffer in
-                // Copied by libcurl; an empty body still needs a non-null pointer.
-                let empty: CChar = 0
-                withUnsafePointer(to: empty) { emptyPointer in
-                    let pointer = buffer.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(emptyPointer)
-                    check(
-                        mdoc_curl_setopt_pointer(
-                            handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: pointer)))
-                }
+        let body = request.body ?? []
+        options.offset(CURLOPT_POSTFIELDSIZE_LARGE, body.count)
+        body.withUnsafeBufferPointer { buffer in
+            // An empty body still needs a non-null pointer.
+            let empty: CChar = 0
+            withUnsafePointer(to: empty) { emptyPointer in
+                let pointer = buffer.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(emptyPointer)
+                options.pointer(CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: pointer))
             }
         }
+    }
 
-        var list: UnsafeMutablePointer<curl_slist>?
+    /// The request's headers as libcurl's lines, then "Expect:" and, unless the request sets
+    /// them, "Content-Type:" and "Accept:" (an empty value drops libcurl's own).
+    private func headerLines() throws(CurlFailure) -> [String] {
+        var lines: [String] = []
         var names = Set<String>()
         for (name, value) in request.headers {
             guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
-                curl_slist_free_all(list)
-                curl_slist_free_all(connectTo)
                 throw .invalidRequest("a request header name is not a token")
             }
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                curl_slist_free_all(list)
-                curl_slist_free_all(connectTo)
                 throw .invalidRequest("a request header value carries a line break")
             }
             names.insert(name.lowercased())
             // "Name;" sends a header with an empty value ("Name:" would remove it).
-            list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
+            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         // No "Expect: 100-continue" round trip; no Content-Type or Accept the caller did not set.
-        list = curl_slist_append(list, "Expect:")
-        if !names.contains("content-type") { list = curl_slist_append(list, "Content-Type:") }
-        if !names.contains("accept") { list = curl_slist_append(list, "Accept:") }
-        check(mdoc_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list))
-        if failed != CURLE_OK {
-            curl_slist_free_all(list)
-            curl_slist_free_all(connectTo)
-            if failed == CURLE_UNSUPPORTED_PROTOCOL || failed == CURLE_URL_MALFORMAT {
-                throw .invalidRequest("the URL is not one libcurl takes")
-            }
-            throw .other(code: Int(failed.rawValue), message: String(cString: curl_easy_strerror(failed)))
+        lines.append("Expect:")
+        if !names.contains("content-type") { lines.append("Content-Type:") }
+        if !names.contains("accept") { lines.append("Accept:") }
+        return lines
+    }
+
+    /// What a libcurl code says when nothing more is known: a URL libcurl does not take, or
+    /// its own text.
+    private static func failure(_ code: CURLcode) -> CurlFailure {
+        if code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT {
+            return .invalidRequest("the URL is not one libcurl takes")
         }
-        return [list, connectTo].compactMap { $0 }
+        return .other(code: Int(code.rawValue), message: String(cString: curl_easy_strerror(code)))
     }
 
     private func failure(_ code: CURLcode, handle: UnsafeMutableRawPointer, tunnelStatus: Int) -> CurlFailure {
@@ -438,10 +455,8 @@ private final class Transfer: @unchecked Sendable {
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE,
             CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return .connectionClosed
-        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
-            return .invalidRequest("the URL is not one libcurl takes")
         default:
-            return .other(code: Int(code.rawValue), message: String(cString: curl_easy_strerror(code)))
+            return Self.failure(code)
         }
     }
 

@@ -40,24 +40,26 @@ public struct DBusMessage: Sendable {
     public static func methodCall(
         destination: String?, path: DBusObjectPath, interface: String?, member: String, body: [DBusValue] = []
     ) -> DBusMessage {
-        var message = DBusMessage(kind: .methodCall, body: body)
-        message.destination = destination
-        message.path = path
-        message.interface = interface
-        message.member = member
-        return message
+        DBusMessage(.methodCall, destination: destination, path: path, interface: interface, member: member, body: body)
     }
 
     /// A signal.
     public static func signal(
         path: DBusObjectPath, interface: String, member: String, body: [DBusValue] = [], destination: String? = nil
     ) -> DBusMessage {
-        var message = DBusMessage(kind: .signal, body: body)
-        message.path = path
-        message.interface = interface
-        message.member = member
-        message.destination = destination
-        return message
+        DBusMessage(.signal, destination: destination, path: path, interface: interface, member: member, body: body)
+    }
+
+    /// A call or a signal: `member` of `interface` at `path`.
+    private init(
+        _ kind: Kind, destination: String?, path: DBusObjectPath, interface: String?, member: String,
+        body: [DBusValue]
+    ) {
+        self.init(kind: kind, body: body)
+        self.destination = destination
+        self.path = path
+        self.interface = interface
+        self.member = member
     }
 
     /// `org.freedesktop.DBus.Properties.PropertiesChanged` for `interface` at `path`.

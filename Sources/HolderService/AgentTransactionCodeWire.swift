@@ -1,4 +1,5 @@
 import DBus
+import OnlineFlows
 import OnlineTransport
 import OpenID4VCI
 

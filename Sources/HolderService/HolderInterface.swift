@@ -1,4 +1,5 @@
 import DBus
+import HolderRuntime
 import Proximity
 import Wallet
 
@@ -128,7 +129,7 @@ struct HolderInterface: DBusInterface {
     {
         guard let options = value.propertiesValue else { throw .invalidArguments("options must be a{sv}") }
         var adapter = configuration.defaultAdapter
-        var mode = configuration.proximity.modes
+        var mode = configuration.settings.proximity.modes
         for (key, value) in options.sorted(by: { $0.key < $1.key }) {
             switch key {
             case "adapter":

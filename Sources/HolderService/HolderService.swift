@@ -1,4 +1,5 @@
 import DBus
+import HolderRuntime
 import Wallet
 
 /// `mdoc-holder serve`: the holder on the system bus as `org.mdocholder`, object
@@ -57,8 +58,9 @@ public final class HolderService: Sendable {
             )
         }
         let agents = AgentRegistry(connection: connection, log: log)
+        let holder = Holder(settings: configuration.holderSettings, store: store) { log.holderLine($0) }
         let environment = ServiceEnvironment(
-            connection: connection, store: store, configuration: configuration, agents: agents,
+            connection: connection, store: store, configuration: configuration, holder: holder, agents: agents,
             signals: HolderSignals(connection: connection), log: log)
         let sessions = SessionManager(environment: environment)
         let tree = DBusObjectTree(
@@ -80,7 +82,7 @@ public final class HolderService: Sendable {
         var kiosk: Task<Void, Never>?
         if let kioskConfiguration = configuration.kiosk {
             let loop = KioskLoop(
-                sessions: sessions, adapter: configuration.defaultAdapter, mode: configuration.proximity.modes,
+                sessions: sessions, adapter: configuration.defaultAdapter, mode: configuration.settings.proximity.modes,
                 publisher: QRPublisher(configuration: kioskConfiguration, log: log), log: log)
             kiosk = Task { await loop.run() }
         }

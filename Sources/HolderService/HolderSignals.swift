@@ -1,4 +1,5 @@
 import DBus
+import Presentation
 
 /// The signals of `org.mdocholder.Holder1`, sent in the order they are raised: one queue,
 /// one task sending them, so EngagementReady, ReaderConnected, RequestReceived, ResponseSent
@@ -42,6 +43,12 @@ final class HolderSignals: Sendable {
 
     func responseSent(_ session: UInt64, docTypes: [String], elements: Int) {
         raise("ResponseSent", [.uint64(session), .strings(docTypes), .uint32(UInt32(clamping: elements))])
+    }
+
+    /// ResponseSent for a response carrying `records`: the doc types sent and their elements.
+    func responseSent(_ session: UInt64, _ records: [PresentationRecord]) {
+        let sent = records.filter { $0.outcome == .sent }
+        responseSent(session, docTypes: sent.map(\.docType), elements: sent.reduce(0) { $0 + $1.elementsSent.count })
     }
 
     func credentialReceived(_ session: UInt64, credentialID: String, docType: String, copies: Int) {

@@ -1,23 +1,17 @@
 import DBus
+import HolderRuntime
 import SecureArea
 
 /// ReceiveCredential's options (`a{sv}`): "batch" u (copies, each bound to its own new key),
 /// "wait" u (seconds a deferred issuance is polled before it is kept pending), "secure_area"
 /// s (where the new keys are made). Anything else is refused. The transaction code is not an
 /// option: the consent agent gives it.
-struct ReceiveOptions: Sendable, Equatable {
-    var batch = 1
-    var wait = 30
-    var secureArea: SecureAreaName?
-
-    /// The most copies one call asks for (as `credentials receive --batch`).
-    static let batchLimit = 100
+extension ReceiveOptions {
     /// The longest deferred wait one call asks for: the caller waits for the reply.
     static let waitLimit = 600
 
-    init() {}
-
     init(_ value: DBusValue) throws(HolderServiceError) {
+        self.init()
         guard let options = value.propertiesValue else { throw .invalidArguments("options must be a{sv}") }
         for (key, value) in options.sorted(by: { $0.key < $1.key }) {
             switch key {

@@ -1,9 +1,6 @@
 import Consent
-import MdocCrypto
-import OnlineTransport
-import OpenID4VP
-import Presentation
-import Proximity
+import ConsentPolicy
+import HolderRuntime
 import SecureArea
 
 /// Who answers consent requests.
@@ -22,24 +19,17 @@ public struct ServiceConfiguration: Sendable {
     /// The bus address; nil for the system bus (DBUS_SYSTEM_BUS_ADDRESS when set).
     public var busAddress: String?
     public var consent: ServiceConsent
-    /// Reader trust and the other engine settings for proximity sessions.
-    public var holder: HolderConfiguration
+    /// What the holder runs with (the same settings `present`, `present-online` and
+    /// `credentials receive` build): reader, verifier, issuer and TLS trust, the
+    /// untrusted-reader policy, device authentication, proximity options (the modes are those
+    /// of StartProximity calls that name none, and of the kiosk), HTTPS bounds. ReceiveCredential
+    /// is refused while `issuerTrust` is empty.
+    public var settings: HolderSettings
     /// The adapter of StartProximity when its options name none (and of the kiosk).
     public var defaultAdapter: String
-    /// How proximity sessions run (`serve --mode --l2cap --max-chunk-size`); the modes are
-    /// those of StartProximity calls that name none, and of the kiosk.
-    public var proximity: ProximityOptions
     /// Whether PresentOnline and ReceiveCredential are allowed (`serve --online`; the unit's
     /// sandbox opens Internet sockets only then).
     public var online: Bool
-    /// The IACA (issuer root) certificates credentials received with ReceiveCredential must
-    /// chain to (`serve --trust-anchor`); none: ReceiveCredential is refused.
-    public var issuerTrust: [Certificate]
-    /// Online presentation: who may sign requests, extra TLS roots.
-    public var verifierTrust: VerifierTrustConfiguration
-    public var tlsCAs: [Certificate]
-    /// The bounds of every HTTPS exchange (`serve --http-timeout`: the deadline).
-    public var httpLimits = HTTPFetcher.Limits()
     /// Kiosk mode: a proximity session always armed on `defaultAdapter`.
     public var kiosk: KioskConfiguration?
     /// Where device keys live (`--secure-area`, `--kek-file`, `--tpm-tcti`; the KEK from the
@@ -48,22 +38,26 @@ public struct ServiceConfiguration: Sendable {
 
     public init(
         storePath: String, busAddress: String? = nil, consent: ServiceConsent,
-        holder: HolderConfiguration = HolderConfiguration(), defaultAdapter: String = "hci0",
-        proximity: ProximityOptions = ProximityOptions(), online: Bool = false,
-        verifierTrust: VerifierTrustConfiguration = VerifierTrustConfiguration(trustAnchors: []),
-        tlsCAs: [Certificate] = [], issuerTrust: [Certificate] = [], kiosk: KioskConfiguration? = nil
+        settings: HolderSettings = HolderSettings(), defaultAdapter: String = "hci0", online: Bool = false,
+        kiosk: KioskConfiguration? = nil
     ) {
-        self.issuerTrust = issuerTrust
         self.storePath = storePath
         self.busAddress = busAddress
         self.consent = consent
-        self.holder = holder
+        self.settings = settings
         self.defaultAdapter = defaultAdapter
-        self.proximity = proximity
         self.online = online
-        self.verifierTrust = verifierTrust
-        self.tlsCAs = tlsCAs
         self.kiosk = kiosk
+    }
+
+    /// The settings the service's holder is built from: those given, with the agent's
+    /// timeout (the engine waits a little longer), and without the authorization code flow
+    /// (the service has no browser to show).
+    var holderSettings: HolderSettings {
+        var settings = settings
+        if case .agent(let timeout) = consent { settings.agentTimeout = timeout }
+        settings.authorizationCodeFlow = false
+        return settings
     }
 }
 

@@ -1,5 +1,7 @@
 import Consent
 import DBus
+import HolderRuntime
+import OnlineFlows
 import OnlineTransport
 import Wallet
 
@@ -9,6 +11,8 @@ struct ServiceEnvironment: Sendable {
     let connection: DBusConnection
     let store: CredentialStore
     let configuration: ServiceConfiguration
+    /// The holder every session runs on, built once from the configuration's settings.
+    let holder: Holder
     let agents: AgentRegistry
     let signals: HolderSignals
     let log: ServiceLog
@@ -17,11 +21,21 @@ struct ServiceEnvironment: Sendable {
     func consentPrompt(session: UInt64) -> any ConsentPrompt {
         switch configuration.consent {
         case .agent(let timeout):
-            return AgentConsentPrompt(
-                registry: agents, connection: connection, session: session, timeout: timeout, log: log)
+            return agentPrompt(session: session, timeout: timeout)
         case .policy(let policy, _):
             return policy
         }
+    }
+
+    /// The registered agent, asked for one session's consent and transaction code.
+    private func agentPrompt(session: UInt64, timeout: Duration) -> AgentConsentPrompt {
+        AgentConsentPrompt(registry: agents, connection: connection, session: session, timeout: timeout, log: log)
+    }
+
+    /// The log of session `id`: the holder's lines after "session ID:".
+    func sessionLog(_ id: UInt64) -> HolderLog {
+        let log = log
+        return { line in log.holderLine(line, session: id) }
     }
 
     /// Where one session's transaction code comes from: the registered agent; a policy
@@ -29,9 +43,8 @@ struct ServiceEnvironment: Sendable {
     func transactionCodeSource(session: UInt64) -> CredentialIssuance.TransactionCodeSource {
         switch configuration.consent {
         case .agent(let timeout):
-            let prompt = AgentTransactionCodePrompt(
-                registry: agents, connection: connection, session: session, timeout: timeout, log: log)
-            return { request throws(CredentialIssuanceError) in try await prompt.code(for: request) }
+            let prompt = agentPrompt(session: session, timeout: timeout)
+            return { request throws(CredentialIssuanceError) in try await prompt.transactionCode(for: request) }
         case .policy(_, let path):
             return { _ throws(CredentialIssuanceError) in
                 throw .transactionCodeUnavailable(

@@ -1,5 +1,6 @@
 import BoundedFile
 import Foundation
+import HolderRuntime
 import PrintableText
 
 /// The service's log on standard error, one line per event. Under systemd (JOURNAL_STREAM
@@ -43,6 +44,12 @@ public struct ServiceLog: Sendable {
     public func warning(_ message: String) { log(.warning, message) }
     public func notice(_ message: String) { log(.notice, message) }
     public func info(_ message: String) { log(.info, message) }
+
+    /// A holder's line (HolderRuntime), after "session ID:" when it is about one session.
+    public func holderLine(_ line: HolderLogLine, session id: UInt64? = nil) {
+        let text = id.map { line.serviceText(session: $0) } ?? line.text
+        log(line.level == .warning ? .warning : .info, text)
+    }
 
     /// The longest line logged, in characters; longer messages are cut (they may carry text
     /// from outside: a requester's name, a caller's option).

@@ -1,4 +1,6 @@
 import Foundation
+import HolderRuntime
+import OnlineFlows
 import OnlineTransport
 import Wallet
 
@@ -23,7 +25,7 @@ extension SessionManager {
             throw .notSupported(
                 "receiving credentials is off: run serve with --online (systemd: link the online.conf drop-in)")
         }
-        guard !configuration.issuerTrust.isEmpty else {
+        guard !configuration.settings.issuerTrust.isEmpty else {
             throw .notSupported(
                 "the service has no issuer trust anchors: run serve with --trust-anchor IACA.pem (the certificates received credentials must chain to)"
             )
@@ -33,10 +35,8 @@ extension SessionManager {
                 "the offer is \(offer.utf8.count) bytes long, more than \(Self.offerLimit): give the offer the issuer's QR code or link carries"
             )
         }
-        if stopping { throw .failed("the service is stopping") }
-        let id = allocateID()
+        let (id, prompt) = try newOnlineSession()
         let environment = environment
-        let prompt = Self.onlinePrompt(id, environment)
         let (results, continuation) = AsyncStream<Result<ReceivedCredentials, HolderServiceError>>.makeStream()
         online[id] = Task {
             let (result, reason) = await Self.runIssuance(
@@ -57,20 +57,15 @@ extension SessionManager {
         environment: ServiceEnvironment
     ) async -> (Result<ReceivedCredentials, HolderServiceError>, String) {
         let (configuration, log, signals) = (environment.configuration, environment.log, environment.signals)
-        let issuance = CredentialIssuance(
-            trustAnchors: configuration.issuerTrust, tlsCAs: configuration.tlsCAs, secureArea: options.secureArea,
-            batch: options.batch, limits: configuration.httpLimits, wait: .seconds(options.wait),
-            authorizationCodeFlow: false)
         do {
-            let outcome = try await issuance.run(
-                offer: offer.trimmingCharacters(in: .whitespacesAndNewlines), store: environment.store,
-                consent: prompt, transactionCode: environment.transactionCodeSource(session: id),
-                events: { event in report(event, session: id, log: log, signals: signals) })
-            for warning in outcome.warnings { log.warning("session \(id): \(warning)") }
-            let reason = SessionEndReason.issuance(outcome)
+            let received = try await environment.holder.receive(
+                offer: offer, options: options, consent: prompt,
+                transactionCode: environment.transactionCodeSource(session: id),
+                events: { event in report(event, session: id, log: log, signals: signals) },
+                log: environment.sessionLog(id))
+            let (outcome, reason) = (received.outcome, received.classification.reason)
             switch outcome.result {
             case .declined:
-                log.info("session \(id): the offer of \(outcome.issuerName) was declined")
                 return (.failure(.declined(declined(outcome.issuerName, configuration.consent))), reason)
             case .received(let ids):
                 return (.success(ReceivedCredentials(credentialIDs: ids, pendingIDs: outcome.pending)), reason)
@@ -86,7 +81,7 @@ extension SessionManager {
                 )
             }
             log.notice("session \(id): receiving failed: \(error)")
-            return (.failure(HolderServiceError(issuance: error)), SessionEndReason.error("\(error)"))
+            return (.failure(HolderServiceError(issuance: error)), SessionClassification.error("\(error)"))
         }
     }
 

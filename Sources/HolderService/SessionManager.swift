@@ -3,6 +3,7 @@ import BLETransport
 import BlueZ
 import DBus
 import Foundation
+import HolderRuntime
 import OnlineTransport
 import OpenID4VP
 import Presentation
@@ -30,8 +31,6 @@ actor SessionManager {
     private var nextWaiter: UInt64 = 0
     /// Set when the service stops: no new session starts.
     private(set) var stopping = false
-    /// Damaged credential rows already logged (each is logged once, not once per session).
-    private var reportedUnreadable: Set<UnreadableRow> = []
 
     init(environment: ServiceEnvironment) {
         self.environment = environment
@@ -46,45 +45,51 @@ actor SessionManager {
 
     // MARK: Proximity
 
-    /// Starts a proximity session on `adapter`; returns once the reader can connect, with the
-    /// session id and the engagement URI.
-    func startProximity(adapter: String, mode: ProximityModeOption) async throws(HolderServiceError) -> (
-        UInt64, String
-    ) {
+    /// Starts a proximity session on `adapter` (over `given` links, the adapter's BlueZ roles
+    /// when nil); returns once the reader can connect, with the session id and the engagement URI.
+    func startProximity(
+        adapter: String, mode: ProximityModeOption, over given: ProximityLinks? = nil
+    ) async throws(HolderServiceError) -> (UInt64, String) {
         if stopping { throw .failed("the service is stopping") }
         if let running = adapterSessions[adapter] { throw .busy(adapter: adapter, session: running) }
         let id = allocateID()
         adapterSessions[adapter] = id
-        let credentials: [PresentableCredential]
-        let links: BlueZRoles
-        do {
-            var unreadable: [UnreadableRow] = []
-            credentials = try environment.store.presentableCredentials { unreadable.append($0) }
-            for row in unreadable where reportedUnreadable.insert(row).inserted {
-                log.warning("not presented: \(row)")
-            }
-            guard !credentials.isEmpty else { throw HolderServiceError.noCredential }
-            links = try await adapterLinks(for: adapter)
+        let presentation: ProximityPresentation
+        let links: ProximityLinks
+        do throws(HolderRuntimeError) {
+            presentation = try environment.holder.prepareProximity(log: environment.sessionLog(id))
         } catch {
             adapterSessions[adapter] = nil
-            if let error = error as? HolderServiceError { throw error }
-            throw .store("the credential store \(environment.store.path) could not be read: \(error)")
+            throw HolderServiceError(error)
         }
-        var configuration = environment.configuration.holder
-        if case .agent(let timeout) = environment.configuration.consent {
-            // The agent's own timeout answers first (a decline and Cancel to the agent).
-            configuration.consentTimeout = timeout + .seconds(5)
+        if let given {
+            links = given
+        } else {
+            do {
+                let roles = try await adapterLinks(for: adapter)
+                // BlueZ's server stop and client disconnect finish even from a cancelled session.
+                links = ProximityLinks(
+                    server: roles.server, client: roles.client, l2capListener: roles.l2capListener)
+            } catch {
+                adapterSessions[adapter] = nil
+                throw error
+            }
         }
-        let holder = environment.configuration.proximity.with(modes: mode).holder(
-            server: UncancelledStopServer(inner: links.server),
-            client: UncancelledDisconnectClient(inner: links.client),
-            l2capListener: links.l2capListener, credentials: credentials, configuration: configuration,
-            consent: environment.consentPrompt(session: id))
+        return try await startProximity(id, adapter: adapter, mode: mode, presentation: presentation, links: links)
+    }
+
+    /// Runs proximity session `id` of `presentation` over `links` in the background; returns
+    /// once the reader can connect, with the engagement URI.
+    private func startProximity(
+        _ id: UInt64, adapter: String, mode: ProximityModeOption, presentation: ProximityPresentation,
+        links: ProximityLinks
+    ) async throws(HolderServiceError) -> (UInt64, String) {
         let (ready, readyContinuation) = AsyncStream<Result<String, HolderServiceError>>.makeStream()
         let environment = environment
         proximity[id] = Task {
             let reason = await Self.runProximity(
-                id, adapter: adapter, holder: holder, environment: environment, ready: readyContinuation)
+                id, adapter: adapter, mode: mode, presentation: presentation, links: links,
+                environment: environment, ready: readyContinuation)
             self.ended(id, adapter: adapter, reason: reason)
         }
         log.info("session \(id): starting on \(adapter) (\(mode.rawValue))")
@@ -93,59 +98,48 @@ actor SessionManager {
     }
 
     private static func runProximity(
-        _ id: UInt64, adapter: String, holder: ProximityHolder, environment: ServiceEnvironment,
+        _ id: UInt64, adapter: String, mode: ProximityModeOption, presentation: ProximityPresentation,
+        links: ProximityLinks, environment: ServiceEnvironment,
         ready: AsyncStream<Result<String, HolderServiceError>>.Continuation
     ) async -> String {
-        let (signals, log) = (environment.signals, environment.log)
         defer { ready.finish() }
         do {
-            let result = try await holder.runSession(
-                showEngagement: { _ in },
-                observer: { event in
-                    switch event {
-                    case .advertising(let engagement):
-                        log.info("session \(id): engagement ready on \(adapter)")
-                        signals.engagementReady(id, uri: engagement.uri)
-                        ready.yield(.success(engagement.uri))
-                        ready.finish()
-                    case .readerConnected:
-                        log.info("session \(id): reader connected")
-                        signals.readerConnected(id)
-                    case .requestReceived(let docTypes, let requester):
-                        log.info(
-                            "session \(id): request from \(requester.displayName) (\(requester.authentication.summary)) for \(docTypes.joined(separator: ", "))"
-                        )
-                        signals.requestReceived(id, requester: requester.displayName, docTypes: docTypes)
-                    case .responded(let records):
-                        let sent = records.filter { $0.outcome == .sent }
-                        for record in records { log.info("session \(id): \(Self.describe(record))") }
-                        signals.responseSent(
-                            id, docTypes: sent.map(\.docType), elements: sent.reduce(0) { $0 + $1.elementsSent.count })
-                    }
-                })
-            do {
-                try environment.store.record(result.records, channel: .ble)
-            } catch {
-                log.error("session \(id): the history could not be written: \(error)")
-            }
-            return SessionEndReason.proximity(result)
+            let outcome = try await presentation.run(
+                over: links, modes: mode, consent: environment.consentPrompt(session: id),
+                observer: { event in signal(event, session: id, adapter: adapter, environment, ready: ready) })
+            return outcome.classification.reason
         } catch {
-            let problem: HolderServiceError =
-                error is CancellationError
-                ? .failed("session \(id) was cancelled before its engagement was ready")
-                : .bluetooth("the mdoc service could not be started on \(adapter): \(error)")
-            ready.yield(.failure(problem))
-            return error is CancellationError ? SessionEndReason.cancelled : SessionEndReason.error("\(error)")
+            ready.yield(
+                .failure(
+                    error == .cancelled
+                        ? .failed("session \(id) was cancelled before its engagement was ready")
+                        : .bluetooth("the mdoc service could not be started on \(adapter): \(error)")))
+            return error == .cancelled ? SessionEndReason.cancelled : SessionClassification.error(error.description)
         }
     }
 
-    /// One line for the log: doc type, element identifiers and who, never values.
-    static func describe(_ record: PresentationRecord) -> String {
-        switch record.outcome {
-        case .sent:
-            "sent \(record.docType) [\(record.elementsSent.map(\.description).joined(separator: ", "))] to \(record.requester.displayName)"
-        case .declined: "declined \(record.docType) for \(record.requester.displayName)"
-        case .notReturned(let reason): "did not return \(record.docType): \(reason)"
+    /// A milestone of proximity session `id`: its signal and log line.
+    private static func signal(
+        _ event: ProximitySessionEvent, session id: UInt64, adapter: String, _ environment: ServiceEnvironment,
+        ready: AsyncStream<Result<String, HolderServiceError>>.Continuation
+    ) {
+        let (signals, log) = (environment.signals, environment.log)
+        switch event {
+        case .advertising(let engagement):
+            log.info("session \(id): engagement ready on \(adapter)")
+            signals.engagementReady(id, uri: engagement.uri)
+            ready.yield(.success(engagement.uri))
+            ready.finish()
+        case .readerConnected:
+            log.info("session \(id): reader connected")
+            signals.readerConnected(id)
+        case .requestReceived(let docTypes, let requester):
+            log.info(
+                "session \(id): request from \(requester.displayName) (\(requester.authentication.summary)) for \(docTypes.joined(separator: ", "))"
+            )
+            signals.requestReceived(id, requester: requester.displayName, docTypes: docTypes)
+        case .responded(let records):
+            signals.responseSent(id, records)
         }
     }
 
@@ -167,7 +161,7 @@ actor SessionManager {
             let client = try await BlueZClient.connect(busAddress: environment.configuration.busAddress)
             let log = log
             let made = BlueZRoles.holder(
-                client: client, adapter: adapter, l2cap: environment.configuration.proximity.l2cap,
+                client: client, adapter: adapter, l2cap: environment.configuration.settings.proximity.l2cap,
                 warn: { log.warning("\(adapter): \($0)") }, log: { log.info("\(adapter): \($0)") })
             links[adapter] = made
             return made
@@ -178,12 +172,16 @@ actor SessionManager {
 
     // MARK: Online
 
-    /// The consent front-end of online session `id` (presentation or issuance): the
-    /// configured one, with RequestReceived signalled when it is asked.
-    static func onlinePrompt(_ id: UInt64, _ environment: ServiceEnvironment) -> SignalingConsentPrompt {
-        SignalingConsentPrompt(
+    /// A new online session (presentation or issuance), refused while the service stops: its
+    /// id and its consent front-end, the configured one with RequestReceived signalled when it
+    /// is asked.
+    func newOnlineSession() throws(HolderServiceError) -> (id: UInt64, prompt: SignalingConsentPrompt) {
+        if stopping { throw .failed("the service is stopping") }
+        let id = allocateID()
+        let prompt = SignalingConsentPrompt(
             session: id, inner: environment.consentPrompt(session: id), signals: environment.signals,
             log: environment.log)
+        return (id, prompt)
     }
 
     /// Starts an OpenID4VP presentation in the background; returns its session id.
@@ -199,10 +197,8 @@ actor SessionManager {
                 "the URL is not an OpenID4VP request: give the openid4vp://, haip-vp://, mdoc-openid4vp:// or https://...? URL of the verifier's QR code or link"
             )
         }
-        if stopping { throw .failed("the service is stopping") }
-        let id = allocateID()
+        let (id, prompt) = try newOnlineSession()
         let environment = environment
-        let prompt = Self.onlinePrompt(id, environment)
         online[id] = Task {
             let reason = await Self.runOnline(id, url: url, prompt: prompt, environment: environment)
             self.ended(id, adapter: nil, reason: reason)
@@ -216,21 +212,13 @@ actor SessionManager {
     @concurrent private static func runOnline(
         _ id: UInt64, url: String, prompt: SignalingConsentPrompt, environment: ServiceEnvironment
     ) async -> String {
-        let configuration = environment.configuration
         do {
-            let outcome = try await OnlinePresentation.run(
-                url: url, store: environment.store, consent: prompt, verifierTrust: configuration.verifierTrust,
-                tlsCAs: configuration.tlsCAs, limits: configuration.httpLimits)
-            let sent = outcome.records.filter { $0.outcome == .sent }
-            if outcome.isSent {
-                environment.signals.responseSent(
-                    id, docTypes: sent.map(\.docType), elements: sent.reduce(0) { $0 + $1.elementsSent.count })
-            }
-            for record in outcome.records { environment.log.info("session \(id): \(describe(record))") }
-            for warning in outcome.warnings { environment.log.warning("session \(id): \(warning)") }
-            return SessionEndReason.online(outcome)
+            let outcome = try await environment.holder.presentOnline(
+                url: url, consent: prompt, log: environment.sessionLog(id))
+            if outcome.classification == .completed { environment.signals.responseSent(id, outcome.outcome.records) }
+            return outcome.classification.reason
         } catch {
-            return SessionEndReason.error("\(error)")
+            return SessionClassification.error("\(error)")
         }
     }
 
@@ -313,53 +301,5 @@ actor SessionManager {
 
     private func wake(_ token: UInt64) {
         bluetoothWaiters.removeValue(forKey: token)?.resume()
-    }
-}
-
-/// Disconnects the GATT client from a task of its own, for the same reason as
-/// ``UncancelledStopServer``: a cancelled session still lets the reader go.
-struct UncancelledDisconnectClient: MdocGattClient {
-    let inner: BlueZMdocGattClient
-
-    func connect(serviceUUID: BluetoothUUID, characteristics: MdocBluetoothUUIDs.Characteristics) async throws
-        -> MdocGattConnection
-    {
-        try await inner.connect(serviceUUID: serviceUUID, characteristics: characteristics)
-    }
-
-    func readIdent() async throws -> [UInt8]? { try await inner.readIdent() }
-
-    func subscribe() async throws { try await inner.subscribe() }
-
-    func write(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
-        try await inner.write(characteristic, value)
-    }
-
-    func openL2CAP(psm: UInt16?) async throws -> (any MdocL2CAPChannel)? {
-        try await inner.openL2CAP(psm: psm)
-    }
-
-    func disconnect() async {
-        let inner = inner
-        await Task { await inner.disconnect() }.value
-    }
-}
-
-/// Stops the GATT server from a task of its own: a cancelled session still unregisters its
-/// service and advertisement from BlueZ (calls from a cancelled task are abandoned).
-struct UncancelledStopServer: MdocGattServer {
-    let inner: BlueZMdocGattServer
-
-    func start(_ service: MdocGattService) async throws -> AsyncStream<MdocGattEvent> {
-        try await inner.start(service)
-    }
-
-    func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
-        try await inner.notify(characteristic, value)
-    }
-
-    func stop() async {
-        let inner = inner
-        await Task { await inner.stop() }.value
     }
 }

@@ -1,3 +1,4 @@
+import Base64
 import CBOR
 import COSE
 import MdocCrypto
@@ -79,7 +80,7 @@ public struct DeviceEngagement: Sendable, Hashable {
     /// Reads an `mdoc:` URI.
     public init(uri: String) throws(ISO18013Error) {
         guard uri.hasPrefix("mdoc:") else { throw .invalidURI("does not start with \"mdoc:\"") }
-        guard let bytes = Base64URL.decode(String(uri.dropFirst(5))) else {
+        guard let bytes = Base64URL.decode(allowingPadding: uri.dropFirst(5)) else {
             throw .invalidURI("the part after \"mdoc:\" is not base64url")
         }
         try self.init(bytes: bytes)

@@ -46,48 +46,40 @@ enum Read {
         return value
     }
 
-    static func text(_ value: CBOR?, _ structure: String, _ field: String) throws(ISO18013Error) -> String {
-        guard let s = value?.textValue else {
-            throw .invalid(structure: structure, reason: "\(field) missing or not a text string")
+    /// `field`'s value as `what` (`read` of it), or an error naming the field.
+    private static func field<T>(
+        _ value: CBOR?, _ structure: String, _ field: String, _ what: String, _ read: (CBOR) -> T?
+    ) throws(ISO18013Error) -> T {
+        guard let value, let read = read(value) else {
+            throw .invalid(structure: structure, reason: "\(field) missing or not \(what)")
         }
-        return s
+        return read
+    }
+
+    static func text(_ value: CBOR?, _ structure: String, _ field: String) throws(ISO18013Error) -> String {
+        try Self.field(value, structure, field, "a text string", \.textValue)
     }
 
     static func bytes(_ value: CBOR?, _ structure: String, _ field: String) throws(ISO18013Error) -> [UInt8] {
-        guard let b = value?.bytesValue else {
-            throw .invalid(structure: structure, reason: "\(field) missing or not a byte string")
-        }
-        return b
+        try Self.field(value, structure, field, "a byte string", \.bytesValue)
     }
 
     static func uint(_ value: CBOR?, _ structure: String, _ field: String) throws(ISO18013Error) -> UInt64 {
-        guard let u = value?.uint64Value else {
-            throw .invalid(structure: structure, reason: "\(field) missing or not an unsigned integer")
-        }
-        return u
+        try Self.field(value, structure, field, "an unsigned integer", \.uint64Value)
     }
 
     static func array(_ value: CBOR?, _ structure: String, _ field: String) throws(ISO18013Error) -> [CBOR] {
-        guard let a = value?.arrayValue else {
-            throw .invalid(structure: structure, reason: "\(field) missing or not an array")
-        }
-        return a
+        try Self.field(value, structure, field, "an array", \.arrayValue)
     }
 
     static func entries(_ value: CBOR?, _ structure: String, _ field: String) throws(ISO18013Error)
         -> [CBORMapEntry]
     {
-        guard let m = value?.mapEntries else {
-            throw .invalid(structure: structure, reason: "\(field) missing or not a map")
-        }
-        return m
+        try Self.field(value, structure, field, "a map", \.mapEntries)
     }
 
     static func embedded(_ value: CBOR?, _ structure: String, _ field: String) throws(ISO18013Error) -> EmbeddedCBOR {
-        guard let e = value?.embeddedValue else {
-            throw .invalid(structure: structure, reason: "\(field) missing or not a tag-24 item")
-        }
-        return e
+        try Self.field(value, structure, field, "a tag-24 item", \.embeddedValue)
     }
 
     static func sign1(_ value: CBOR?, _ structure: String) throws(ISO18013Error) -> COSESign1 {

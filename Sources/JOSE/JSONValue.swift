@@ -4,6 +4,12 @@
 /// whitespace, nesting at most ``maximumDepth`` deep, and an object with a repeated member name
 /// is refused (RFC 7515 section 5.2 allows only refusing or taking the last one; refusing
 /// leaves no room for two readers to disagree). Numbers are kept as `Double`.
+///
+/// The order-keeping reader (``init(parsingKeepingOrder:)``), for files whose order means
+/// something (the test issuer's claims file: elements are issued in the order written), gives
+/// objects as ``orderedObject(_:)`` with their members in order (a repeated name kept, for the
+/// caller to refuse with its own words) and integers written without fraction or exponent as
+/// ``integer(_:)``; nothing else makes those two cases.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -11,6 +17,21 @@ public enum JSONValue: Sendable, Hashable {
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
+    /// An integer written without fraction or exponent (the order-keeping reader only).
+    case integer(Int)
+    /// An object's members in the order written (the order-keeping reader only).
+    case orderedObject([Member])
+
+    /// A member of an ``orderedObject(_:)``.
+    public struct Member: Sendable, Hashable {
+        public var key: String
+        public var value: JSONValue
+
+        public init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
 
     /// How deep arrays and objects may nest.
     public static let maximumDepth = 64
@@ -29,12 +50,16 @@ public enum JSONValue: Sendable, Hashable {
 
     /// The number, if this is one.
     public var numberValue: Double? {
-        if case .number(let n) = self { return n }
-        return nil
+        switch self {
+        case .number(let n): return n
+        case .integer(let i): return Double(i)
+        default: return nil
+        }
     }
 
     /// The number, if this is an integer that fits an `Int`.
     public var intValue: Int? {
+        if case .integer(let i) = self { return i }
         guard case .number(let n) = self, n == n.rounded(), abs(n) < 9.0e15 else { return nil }
         return Int(n)
     }
@@ -47,16 +72,22 @@ public enum JSONValue: Sendable, Hashable {
 
     /// The members, if this is an object.
     public var objectValue: [String: JSONValue]? {
-        if case .object(let o) = self { return o }
-        return nil
+        switch self {
+        case .object(let o): return o
+        case .orderedObject(let members):
+            return Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        default: return nil
+        }
     }
 
     /// Whether this is `null`.
     public var isNull: Bool { self == .null }
 
-    /// The member `key` of an object (nil for a missing member or a value that is no object).
+    /// The member `key` of an object (nil for a missing member or a value that is no object;
+    /// the first of a repeated name).
     public subscript(key: String) -> JSONValue? {
-        objectValue?[key]
+        if case .orderedObject(let members) = self { return members.first { $0.key == key }?.value }
+        return objectValue?[key]
     }
 }
 
@@ -91,15 +122,56 @@ extension JSONValue {
     public init(parsing text: String) throws(JOSEError) {
         try self.init(parsing: Array(text.utf8))
     }
+
+    /// Parses UTF-8 JSON text; a failure is thrown as the error `refusal` makes of the parser's
+    /// (each caller says in its own words what was not JSON).
+    public init<Failure: Error>(parsing bytes: [UInt8], orThrow refusal: (JOSEError) -> Failure) throws(Failure) {
+        do {
+            self = try JSONValue(parsing: bytes)
+        } catch {
+            throw refusal(error)
+        }
+    }
+
+    /// Parses JSON text; a failure is thrown as the error `refusal` makes of the parser's.
+    public init<Failure: Error>(parsing text: String, orThrow refusal: (JOSEError) -> Failure) throws(Failure) {
+        try self.init(parsing: Array(text.utf8), orThrow: refusal)
+    }
+
+    /// Parses UTF-8 JSON text keeping what the order-keeping form keeps (objects in order,
+    /// repeated names, integers told from other numbers); an error names its line and column.
+    ///
+    /// - Throws: ``JOSEError/malformed(_:)``: `line L, column C: what is wrong`.
+    public init(parsingKeepingOrder bytes: [UInt8]) throws(JOSEError) {
+        var reader = JSONReader(bytes, keepingOrder: true)
+        self = try reader.document()
+    }
 }
 
 private struct JSONReader {
     let bytes: [UInt8]
+    let keepingOrder: Bool
     var index = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8], keepingOrder: Bool = false) {
+        self.bytes = bytes
+        self.keepingOrder = keepingOrder
+    }
 
-    func fail(_ what: String) -> JOSEError { .malformed("JSON: \(what) at offset \(index)") }
+    func fail(_ what: String) -> JOSEError {
+        guard keepingOrder else { return .malformed("JSON: \(what) at offset \(index)") }
+        var line = 1
+        var column = 1
+        for byte in bytes[..<min(index, bytes.count)] {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return .malformed("line \(line), column \(column): \(what)")
+    }
 
     mutating func document() throws(JOSEError) -> JSONValue {
         let value = try self.value(depth: 0)
@@ -145,55 +217,54 @@ private struct JSONReader {
         guard depth <= JSONValue.maximumDepth else { throw fail("nesting too deep") }
         index += 1
         var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
+        var ordered: [JSONValue.Member] = []
+        if !skip(UInt8(ascii: "}")) {
+            repeat {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                    throw fail("expected a member name")
+                }
+                let key = try string()
+                guard skip(UInt8(ascii: ":")) else { throw fail("expected ':'") }
+                let member = try value(depth: depth)
+                if keepingOrder {
+                    ordered.append(JSONValue.Member(key: key, value: member))
+                } else if members.updateValue(member, forKey: key) != nil {
+                    throw fail("repeated member name")
+                }
+            } while try !closes(UInt8(ascii: "}"), "object")
         }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
-            let key = try string()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
-            index += 1
-            let member = try value(depth: depth)
-            guard members.updateValue(member, forKey: key) == nil else { throw fail("repeated member name") }
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unterminated object") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            } else {
-                throw fail("expected ',' or '}'")
-            }
-        }
+        return keepingOrder ? .orderedObject(ordered) : .object(members)
     }
 
     mutating func array(depth: Int) throws(JOSEError) -> JSONValue {
         guard depth <= JSONValue.maximumDepth else { throw fail("nesting too deep") }
         index += 1
         var elements: [JSONValue] = []
+        if !skip(UInt8(ascii: "]")) {
+            repeat {
+                elements.append(try value(depth: depth))
+            } while try !closes(UInt8(ascii: "]"), "array")
+        }
+        return .array(elements)
+    }
+
+    /// Whether `byte` comes next after white space; if so, it is read.
+    mutating func skip(_ byte: UInt8) -> Bool {
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(elements)
-        }
-        while true {
-            elements.append(try value(depth: depth))
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unterminated array") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(elements)
-            } else {
-                throw fail("expected ',' or ']'")
-            }
-        }
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// After a member or an element: true past the `container`'s closing `bracket`, false past
+    /// the comma before the next one.
+    mutating func closes(_ bracket: UInt8, _ container: String) throws(JOSEError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw fail("unterminated \(container)") }
+        if skip(UInt8(ascii: ",")) { return false }
+        guard skip(bracket) else { throw fail("expected ',' or '\(Character(Unicode.Scalar(bracket)))'") }
+        return true
     }
 
     mutating func string() throws(JOSEError) -> String {
@@ -310,6 +381,9 @@ private struct JSONReader {
             guard digits() > 0 else { throw fail("invalid number") }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if keepingOrder, !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let integer = Int(text) {
+            return .integer(integer)
+        }
         guard let value = Double(text), value.isFinite else { throw fail("number out of range") }
         return .number(value)
     }
@@ -343,6 +417,8 @@ extension JSONValue {
             } else {
                 out += Array("\(n)".utf8)
             }
+        case .integer(let i):
+            out += Array(String(i).utf8)
         case .string(let s):
             Self.writeString(s, to: &out)
         case .array(let elements):
@@ -361,6 +437,15 @@ extension JSONValue {
                 Self.writeString(key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 members[key]!.write(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        case .orderedObject(let members):
+            out.append(UInt8(ascii: "{"))
+            for (i, member) in members.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                Self.writeString(member.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                member.value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }

@@ -1,3 +1,4 @@
+import Base64
 import MdocCrypto
 
 /// JWE content encryption algorithms (RFC 7518 section 5.3): AES-GCM with a 96-bit IV and a
@@ -40,22 +41,18 @@ public struct JWE: Sendable {
     /// - Throws: ``JOSEError/malformed(_:)`` unless there are five base64url parts and the
     ///   header is a JSON object.
     public init(compact: String) throws(JOSEError) {
-        let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 5 else { throw .malformed("a compact JWE has 5 parts, not \(parts.count)") }
-        guard let headerBytes = JOSEBase64URL.decode(parts[0]) else { throw .malformed("JWE header is not base64url") }
-        guard let encryptedKey = JOSEBase64URL.decode(parts[1]) else {
+        let serialization = try CompactSerialization(compact, count: 5, kind: "JWE")
+        guard let encryptedKey = serialization.decoded(1) else {
             throw .malformed("JWE encrypted key is not base64url")
         }
-        guard let iv = JOSEBase64URL.decode(parts[2]), let ciphertext = JOSEBase64URL.decode(parts[3]),
-            let tag = JOSEBase64URL.decode(parts[4])
+        guard let iv = serialization.decoded(2), let ciphertext = serialization.decoded(3),
+            let tag = serialization.decoded(4)
         else { throw .malformed("JWE IV, ciphertext or tag is not base64url") }
-        guard let header = try JSONValue(parsing: headerBytes).objectValue else {
-            throw .malformed("JWE header is not a JSON object")
-        }
+        let header = try serialization.header()
         guard encryptedKey.isEmpty else { throw .unsupportedAlgorithm("JWE with an encrypted key (not ECDH-ES)") }
         self.compact = compact
         self.header = header
-        self.encodedHeader = String(parts[0])
+        self.encodedHeader = String(serialization.parts[0])
         self.initializationVector = iv
         self.ciphertext = ciphertext
         self.tag = tag
@@ -70,10 +67,10 @@ public struct JWE: Sendable {
     public var keyID: String? { header["kid"]?.stringValue }
 
     /// The decoded `apu` header (Agreement PartyUInfo), if present.
-    public var agreementPartyUInfo: [UInt8]? { header["apu"]?.stringValue.flatMap { JOSEBase64URL.decode($0) } }
+    public var agreementPartyUInfo: [UInt8]? { header["apu"]?.stringValue.flatMap { Base64URL.decode($0) } }
 
     /// The decoded `apv` header (Agreement PartyVInfo), if present.
-    public var agreementPartyVInfo: [UInt8]? { header["apv"]?.stringValue.flatMap { JOSEBase64URL.decode($0) } }
+    public var agreementPartyVInfo: [UInt8]? { header["apv"]?.stringValue.flatMap { Base64URL.decode($0) } }
 
     /// The sender's ephemeral public key (`epk`).
     public func ephemeralPublicKey() throws(JOSEError) -> JWK {
@@ -121,7 +118,7 @@ public struct JWE: Sendable {
 
     private func partyInfo(_ name: String) throws(JOSEError) -> [UInt8] {
         guard let value = header[name] else { return [] }
-        guard let text = value.stringValue, let bytes = JOSEBase64URL.decode(text) else {
+        guard let text = value.stringValue, let bytes = Base64URL.decode(text) else {
             throw .malformed("JWE \(name) is not base64url")
         }
         return bytes
@@ -159,9 +156,9 @@ public struct JWE: Sendable {
         members["enc"] = .string(encryption.rawValue)
         members["epk"] = try JWK(publicKey: ephemeral.publicKey).json()
         if let kid = recipient.keyID { members["kid"] = .string(kid) }
-        if let apu = agreementPartyUInfo { members["apu"] = .string(JOSEBase64URL.encode(apu)) }
-        if let apv = agreementPartyVInfo { members["apv"] = .string(JOSEBase64URL.encode(apv)) }
-        let encodedHeader = JOSEBase64URL.encode(JSONValue.object(members).serialized)
+        if let apu = agreementPartyUInfo { members["apu"] = .string(Base64URL.encode(apu)) }
+        if let apv = agreementPartyVInfo { members["apv"] = .string(Base64URL.encode(apv)) }
+        let encodedHeader = Base64URL.encode(JSONValue.object(members).serialized)
 
         let cek = try contentKey(
             privateKey: ephemeral, peer: recipientKey, encryption: encryption, apu: agreementPartyUInfo ?? [],
@@ -176,7 +173,7 @@ public struct JWE: Sendable {
         let ciphertext = Array(sealed.dropLast(AESGCM.tagSize))
         let tag = Array(sealed.suffix(AESGCM.tagSize))
         return [
-            encodedHeader, "", JOSEBase64URL.encode(iv), JOSEBase64URL.encode(ciphertext), JOSEBase64URL.encode(tag),
+            encodedHeader, "", Base64URL.encode(iv), Base64URL.encode(ciphertext), Base64URL.encode(tag),
         ]
         .joined(separator: ".")
     }

@@ -1,3 +1,4 @@
+import Base64
 import MdocCrypto
 
 /// A JSON Web Key (RFC 7517) for the curves JOSE defines: EC P-256, P-384, P-521 (RFC 7518)
@@ -51,7 +52,7 @@ public struct JWK: Sendable, CustomStringConvertible {
         }
         func bytes(_ name: String) throws(JOSEError) -> [UInt8]? {
             guard let s = try text(name) else { return nil }
-            guard let decoded = JOSEBase64URL.decode(s) else { throw .malformed("JWK member \(name) is not base64url") }
+            guard let decoded = Base64URL.decode(s) else { throw .malformed("JWK member \(name) is not base64url") }
             return decoded
         }
         guard let kty = try text("kty") else { throw .malformed("JWK has no kty") }
@@ -156,10 +157,7 @@ public struct JWK: Sendable, CustomStringConvertible {
     /// The public key.
     public func publicKey() throws(JOSEError) -> PublicKey {
         do {
-            if let y {
-                return try PublicKey(curve: curve, x: x, y: y)
-            }
-            return try PublicKey(curve: curve, raw: x)
+            return try PublicKey(curve: curve, x: x, y: y)
         } catch {
             throw .key(error)
         }
@@ -180,13 +178,13 @@ public struct JWK: Sendable, CustomStringConvertible {
     /// The JSON object: kty, crv, x, (y), and kid, use, alg when set; `d` only if asked for.
     public func json(includingPrivateKey: Bool = false) -> JSONValue {
         var members: [String: JSONValue] = [
-            "kty": .string(keyType.rawValue), "crv": .string(curve.rawValue), "x": .string(JOSEBase64URL.encode(x)),
+            "kty": .string(keyType.rawValue), "crv": .string(curve.rawValue), "x": .string(Base64URL.encode(x)),
         ]
-        if let y { members["y"] = .string(JOSEBase64URL.encode(y)) }
+        if let y { members["y"] = .string(Base64URL.encode(y)) }
         if let keyID { members["kid"] = .string(keyID) }
         if let use { members["use"] = .string(use) }
         if let algorithm { members["alg"] = .string(algorithm) }
-        if includingPrivateKey, let privatePart { members["d"] = .string(JOSEBase64URL.encode(privatePart.bytes)) }
+        if includingPrivateKey, let privatePart { members["d"] = .string(Base64URL.encode(privatePart.bytes)) }
         return .object(members)
     }
 
@@ -194,9 +192,9 @@ public struct JWK: Sendable, CustomStringConvertible {
     /// crv, kty, x), in lexicographic order, without whitespace.
     public var thumbprintInput: String {
         var members: [String: JSONValue] = [
-            "kty": .string(keyType.rawValue), "crv": .string(curve.rawValue), "x": .string(JOSEBase64URL.encode(x)),
+            "kty": .string(keyType.rawValue), "crv": .string(curve.rawValue), "x": .string(Base64URL.encode(x)),
         ]
-        if let y { members["y"] = .string(JOSEBase64URL.encode(y)) }
+        if let y { members["y"] = .string(Base64URL.encode(y)) }
         return JSONValue.object(members).serializedString
     }
 

@@ -1,3 +1,4 @@
+import Base64
 import Foundation
 import MdocCrypto
 
@@ -60,22 +61,19 @@ public struct JWS: Sendable {
     /// - Throws: ``JOSEError/malformed(_:)`` unless there are three parts of valid base64url,
     ///   the header is a JSON object with a string `alg`.
     public init(compact: String) throws(JOSEError) {
-        let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw .malformed("a compact JWS has 3 parts, not \(parts.count)") }
-        guard let headerBytes = JOSEBase64URL.decode(parts[0]) else { throw .malformed("JWS header is not base64url") }
-        guard let payload = JOSEBase64URL.decode(parts[1]) else { throw .malformed("JWS payload is not base64url") }
-        guard let signature = JOSEBase64URL.decode(parts[2]) else {
+        let serialization = try CompactSerialization(compact, count: 3, kind: "JWS")
+        guard let payload = serialization.decoded(1) else { throw .malformed("JWS payload is not base64url") }
+        guard let signature = serialization.decoded(2) else {
             throw .malformed("JWS signature is not base64url")
         }
-        guard let header = try JSONValue(parsing: headerBytes).objectValue else {
-            throw .malformed("JWS header is not a JSON object")
-        }
+        let header = try serialization.header()
         guard header["alg"]?.stringValue != nil else { throw .malformed("JWS header has no alg") }
         self.compact = compact
         self.header = header
         self.payload = payload
         self.signature = signature
-        self.signingInput = Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8)
+        self.signingInput =
+            Array(serialization.parts[0].utf8) + [UInt8(ascii: ".")] + Array(serialization.parts[1].utf8)
     }
 
     /// The `alg` header value as written.
@@ -193,9 +191,9 @@ public struct JWS: Sendable {
         var members = header
         members["alg"] = .string(algorithm.rawValue)
         let input =
-            JOSEBase64URL.encode(JSONValue.object(members).serialized) + "." + JOSEBase64URL.encode(payload)
+            Base64URL.encode(JSONValue.object(members).serialized) + "." + Base64URL.encode(payload)
         let signature = try signer(Array(input.utf8))
-        return input + "." + JOSEBase64URL.encode(signature)
+        return input + "." + Base64URL.encode(signature)
     }
 
     /// An unsecured JWS (`alg` none, empty signature), for requests that must not be signed
@@ -203,7 +201,7 @@ public struct JWS: Sendable {
     public static func unsecured(payload: [UInt8], header: [String: JSONValue] = [:]) -> String {
         var members = header
         members["alg"] = "none"
-        return JOSEBase64URL.encode(JSONValue.object(members).serialized) + "." + JOSEBase64URL.encode(payload) + "."
+        return Base64URL.encode(JSONValue.object(members).serialized) + "." + Base64URL.encode(payload) + "."
     }
 
     /// The `x5c` header value for `chain` (standard base64 DER, leaf first).

@@ -69,6 +69,9 @@ struct Benchmarks {
         }
     }
 
+    /// A time at which the Annex D reader certificate is valid.
+    static let readerAuthTime = RFC3339.date(from: "2022-06-01T00:00:00Z")!
+
     /// Every cryptographic operation of one holder transaction with reader authentication
     /// and a device signature, each beside OpenSSL's floor for it. Returns the sum of the
     /// floors: the least CPU a holder transaction can take with OpenSSL.
@@ -87,11 +90,6 @@ struct Benchmarks {
         let encryptedRequest = try AESGCM.seal(request, key: skReader, iv: readerIV)
         let deviceRequest = try DeviceRequest(bytes: request)
         let readerRoot = try Certificate(der: AnnexD.bytes("ReaderRoot_certificate"))
-        let readerAuthTime = RFC3339.date(from: "2022-06-01T00:00:00Z")!
-        let deviceKey = try PrivateKey.generate(.p256)
-        let deviceAuthentication = DeviceAuthentication.bytes(
-            transcript: transcript, docType: "org.iso.18013.5.1.mDL",
-            nameSpacesBytes: DeviceAuthentication.emptyNameSpaces)
         let salt = transcript.salt
         let info = Array("SKReader".utf8)
         let zBytes = z.bytes
@@ -99,7 +97,6 @@ struct Benchmarks {
         func floor(_ body: () -> Void) -> Double {
             Measurement.run("floor", iterations: iterations, body).medianMicroseconds
         }
-        let verify = floor { openssl.ecdsaVerify() }
         var parts: [Comparison] = []
         parts.append(
             Comparison(
@@ -125,29 +122,59 @@ struct Benchmarks {
             Comparison(
                 ours: try Measurement.run("AES-256-GCM decrypt request (\(request.count) B)", iterations: iterations) {
                     _ = try AESGCM.open(encryptedRequest, key: skReader, iv: readerIV)
-                }, floorMicroseconds: floor { openssl.aesGCM(request, key: skReader.bytes, iv: readerIV, seal: false) })
+                },
+                floorMicroseconds: floor {
+                    openssl.aesGCM(request, key: skReader.bytes, iv: readerIV, seal: false)
+                })
         )
         parts.append(
             Comparison(
                 ours: try Measurement.run("AES-256-GCM encrypt response (60000 B)", iterations: iterations) {
                     _ = try AESGCM.seal(response, key: skDevice, iv: mdocIV)
-                }, floorMicroseconds: floor { openssl.aesGCM(response, key: skDevice.bytes, iv: mdocIV, seal: true) }))
+                },
+                floorMicroseconds: floor { openssl.aesGCM(response, key: skDevice.bytes, iv: mdocIV, seal: true) })
+        )
+        parts += try authenticationComparisons(
+            iterations: iterations, openssl: openssl, transcript: transcript, deviceRequest: deviceRequest,
+            readerRoot: readerRoot)
+        let total = printTable(parts)
+        try coldReaderAuthentication(
+            iterations: iterations, deviceRequest: deviceRequest, transcript: transcript, readerRoot: readerRoot)
+        return total
+    }
+
+    /// Reader authentication and the device signature, each beside its floor.
+    static func authenticationComparisons(
+        iterations: Int, openssl: OpenSSLFloor, transcript: SessionTranscript, deviceRequest: DeviceRequest,
+        readerRoot: Certificate
+    ) throws -> [Comparison] {
+        let deviceKey = try PrivateKey.generate(.p256)
+        let deviceAuthentication = DeviceAuthentication.bytes(
+            transcript: transcript, docType: "org.iso.18013.5.1.mDL",
+            nameSpacesBytes: DeviceAuthentication.emptyNameSpaces)
+        let verify = Measurement.run("floor", iterations: iterations) { openssl.ecdsaVerify() }.medianMicroseconds
+        let sign = Measurement.run("floor", iterations: iterations) { openssl.ecdsaSign() }.medianMicroseconds
         // The reader's chain is its certificate under the configured root: one verification
         // for the certificate, one for the readerAuth signature.
-        parts.append(
+        return [
             Comparison(
                 ours: Measurement.run("reader auth verify + chain (Annex D)", iterations: iterations) {
                     let r = ReaderAuthentication.verify(
                         docRequest: deviceRequest.docRequests[0], in: deviceRequest, transcript: transcript,
-                        trustAnchors: [readerRoot], at: readerAuthTime)
+                        trustAnchors: [readerRoot], at: Self.readerAuthTime)
                     precondition(r.isTrusted)
-                }, floorMicroseconds: 2 * verify))
-        parts.append(
+                }, floorMicroseconds: 2 * verify),
             Comparison(
                 ours: try Measurement.run("device signature ES256", iterations: iterations) {
                     _ = try COSESign1.sign(
                         payload: deviceAuthentication, detached: true, key: deviceKey, algorithm: .es256)
-                }, floorMicroseconds: floor { openssl.ecdsaSign() }))
+                }, floorMicroseconds: sign),
+        ]
+    }
+
+    /// Prints each comparison, then the sums of the medians, ours and the floors'; returns the
+    /// floors' sum.
+    static func printTable(_ parts: [Comparison]) -> Double {
         for p in parts { print(p.line()) }
         let ours = parts.map(\.ours.medianMicroseconds).reduce(0, +)
         let total = parts.map(\.floorMicroseconds).reduce(0, +)
@@ -157,15 +184,21 @@ struct Benchmarks {
                 + String(
                     format: "%10.1f us   floor %8.1f us   x%.2f (sums of the medians above)", ours, total, ours / total)
         )
-        // The first readerAuth of a reader certificate not seen before: the certificate is
-        // parsed (OpenSSL 3.0 decodes its key through the generic decoder) and its key read.
+        return total
+    }
+
+    /// The first readerAuth of a reader certificate not seen before: the certificate is
+    /// parsed (OpenSSL 3.0 decodes its key through the generic decoder) and its key read.
+    static func coldReaderAuthentication(
+        iterations: Int, deviceRequest: DeviceRequest, transcript: SessionTranscript, readerRoot: Certificate
+    ) throws {
         let readerDER = AnnexD.bytes("Reader_certificate")
         let certificates = try (0..<iterations + 10).map { _ in try Certificate(der: readerDER) }
         var next = 0
         let cold = Measurement.run("  the same, certificate not seen before", iterations: iterations) {
             let leaf = certificates[next]
             next += 1
-            _ = CertificateChainValidator.validate(chain: [leaf], anchors: [readerRoot], at: readerAuthTime)
+            _ = CertificateChainValidator.validate(chain: [leaf], anchors: [readerRoot], at: Self.readerAuthTime)
             _ = try? deviceRequest.docRequests[0].readerAuth!.isValidDetachedSignature(
                 over: ReaderAuthentication.bytes(
                     transcript: transcript, itemsRequestBytes: deviceRequest.docRequests[0].itemsRequestBytes),
@@ -176,6 +209,5 @@ struct Benchmarks {
         }
         print(cold.line(extra: "(+ parse below)"))
         print(parse.line())
-        return total
     }
 }

@@ -17,31 +17,27 @@ extension Certificate {
 
     /// The issuerAltName entries of the kinds the builder writes (DNS, URI, email), in order.
     public var issuerAlternativeNames: [CertificateBuilder.GeneralName] {
-        guard let raw = X509_get_ext_d2i(x509, NID_issuer_alt_name, nil, nil) else {
-            clearOpenSSLErrors()
-            return []
-        }
-        let names = OpaquePointer(raw)
-        defer { mdoc_GENERAL_NAMES_free(names) }
-        return Self.generalNames(names)
+        decodedExtension(NID_issuer_alt_name) { raw in
+            let names = OpaquePointer(raw)
+            defer { mdoc_GENERAL_NAMES_free(names) }
+            return Self.generalNames(names)
+        } ?? []
     }
 
     /// The full names (DNS, URI, email) of every cRLDistributionPoints entry, in order.
     public var crlDistributionPoints: [CertificateBuilder.GeneralName] {
-        guard let raw = X509_get_ext_d2i(x509, NID_crl_distribution_points, nil, nil) else {
-            clearOpenSSLErrors()
-            return []
-        }
-        let points = OpaquePointer(raw)
-        defer { CRL_DIST_POINTS_free(points) }
-        var result: [CertificateBuilder.GeneralName] = []
-        for index in 0..<max(OPENSSL_sk_num(points), 0) {
-            guard let point = OPENSSL_sk_value(points, index)?.assumingMemoryBound(to: DIST_POINT.self),
-                let name = point.pointee.distpoint, name.pointee.type == 0, let full = name.pointee.name.fullname
-            else { continue }
-            result += Self.generalNames(full)
-        }
-        return result
+        decodedExtension(NID_crl_distribution_points) { raw in
+            let points = OpaquePointer(raw)
+            defer { CRL_DIST_POINTS_free(points) }
+            var result: [CertificateBuilder.GeneralName] = []
+            for index in 0..<max(OPENSSL_sk_num(points), 0) {
+                guard let point = OPENSSL_sk_value(points, index)?.assumingMemoryBound(to: DIST_POINT.self),
+                    let name = point.pointee.distpoint, name.pointee.type == 0, let full = name.pointee.name.fullname
+                else { continue }
+                result += Self.generalNames(full)
+            }
+            return result
+        } ?? []
     }
 
     private static func generalNames(_ names: OpaquePointer) -> [CertificateBuilder.GeneralName] {

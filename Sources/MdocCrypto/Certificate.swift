@@ -18,13 +18,7 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
 
     /// Takes ownership of `x509`, which is freed even if this throws.
     init(adopting x509: OpaquePointer) throws(CryptoError) {
-        let length = i2d_X509(x509, nil)
-        var der = [UInt8](repeating: 0, count: max(Int(length), 0))
-        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor = buffer.baseAddress
-            return length > 0 ? i2d_X509(x509, &cursor) : 0
-        }
-        guard length > 0, written == length else {
+        guard let der = OpenSSLDER.encode({ i2d_X509(x509, $0) }) else {
             X509_free(x509)
             throw .certificateParse("cannot re-encode the certificate (\(drainOpenSSLErrors()))")
         }

@@ -38,16 +38,10 @@ enum ECDSASignatureFormat {
             clearOpenSSLErrors()
             return nil
         }
-        let length = i2d_ECDSA_SIG(signature, nil)
-        guard length > 0 else {
+        guard let der = OpenSSLDER.encode({ i2d_ECDSA_SIG(signature, $0) }) else {
             clearOpenSSLErrors()
             return nil
         }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor = buffer.baseAddress
-            return i2d_ECDSA_SIG(signature, &cursor)
-        }
-        return written == length ? der : nil
+        return der
     }
 }

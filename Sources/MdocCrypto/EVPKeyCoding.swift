@@ -42,14 +42,7 @@ enum EVPKeyCoding {
 
     /// The DER SubjectPublicKeyInfo of a key (its public part if it is a private key).
     static func subjectPublicKeyInfo(_ pkey: OpaquePointer) throws(CryptoError) -> [UInt8] {
-        let length = i2d_PUBKEY(pkey, nil)
-        guard length > 0 else { throw .fromOpenSSL("i2d_PUBKEY") }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor = buffer.baseAddress
-            return i2d_PUBKEY(pkey, &cursor)
-        }
-        guard written == length else { throw .fromOpenSSL("i2d_PUBKEY") }
+        guard let der = OpenSSLDER.encode({ i2d_PUBKEY(pkey, $0) }) else { throw .fromOpenSSL("i2d_PUBKEY") }
         return der
     }
 

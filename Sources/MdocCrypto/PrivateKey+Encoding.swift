@@ -54,15 +54,7 @@ extension PrivateKey {
     public func pkcs8DER() throws(CryptoError) -> [UInt8] {
         guard let info = EVP_PKEY2PKCS8(pkey) else { throw .fromOpenSSL("EVP_PKEY2PKCS8") }
         defer { PKCS8_PRIV_KEY_INFO_free(info) }
-        let length = i2d_PKCS8_PRIV_KEY_INFO(info, nil)
-        guard length > 0 else { throw .fromOpenSSL("i2d_PKCS8_PRIV_KEY_INFO") }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor = buffer.baseAddress
-            return i2d_PKCS8_PRIV_KEY_INFO(info, &cursor)
-        }
-        guard written == length else {
-            OPENSSL_cleanse(&der, der.count)
+        guard let der = OpenSSLDER.encode({ i2d_PKCS8_PRIV_KEY_INFO(info, $0) }) else {
             throw .fromOpenSSL("i2d_PKCS8_PRIV_KEY_INFO")
         }
         return der

@@ -92,6 +92,16 @@ public final class PublicKey: @unchecked Sendable, Equatable, CustomStringConver
         try self.init(curve: curve, uncompressedPoint: [0x04] + x + y)
     }
 
+    /// A key as COSE_Key and JWK carry it (`crv`, `x`, `y`): EC2 with a `y` coordinate, OKP
+    /// (`x` the raw key, ``init(curve:raw:)``) without one.
+    public convenience init(curve: Curve, x: [UInt8], y: [UInt8]?) throws(CryptoError) {
+        if let y {
+            try self.init(curve: curve, x: x, y: y)
+        } else {
+            try self.init(curve: curve, raw: x)
+        }
+    }
+
     /// An EC2 key from `0x04 || x || y`, made from the curve's ``CurveTemplate``. The point
     /// must be on the curve (OpenSSL checks it as it sets it): on the supported curves, all of
     /// cofactor 1, that also puts it in the prime-order subgroup, so OpenSSL's full check (a

@@ -1,5 +1,6 @@
 import CBOR
 import Foundation
+import JOSE
 
 /// The elements of one document to issue: its doc type and, per namespace, the elements in
 /// the order they are carried.
@@ -76,8 +77,8 @@ public enum MDLClaims {
 
     /// Reads claims from JSON text; `{"file": ...}` paths are relative to `directory`.
     public static func parse(_ json: [UInt8], relativeTo directory: URL) throws(IssuerError) -> DocumentClaims {
-        let root = try JSONValue.parse(json)
-        guard case .object(let members) = root else {
+        let root = try JSONValue.claims(json)
+        guard case .orderedObject(let members) = root else {
             throw .invalidClaim(field: "(top level)", reason: "expected an object, found \(root.kindName)")
         }
         let converter = Converter(directory: directory)
@@ -90,12 +91,13 @@ public enum MDLClaims {
                 throw .invalidClaim(
                     field: member.key, reason: "unknown member; the generic form has docType and nameSpaces")
             }
-            guard case .object(let spaces) = nameSpaces, !spaces.isEmpty else {
+            guard case .orderedObject(let spaces) = nameSpaces, !spaces.isEmpty else {
                 throw .invalidClaim(field: "nameSpaces", reason: "expected a non-empty object of namespaces")
             }
             var converted: [(String, [(String, CBOR)])] = []
-            for (name, elements) in spaces {
-                guard case .object(let items) = elements, !items.isEmpty else {
+            for space in spaces {
+                let name = space.key
+                guard case .orderedObject(let items) = space.value, !items.isEmpty else {
                     throw .invalidClaim(field: "nameSpaces.\(name)", reason: "expected a non-empty object of elements")
                 }
                 converted.append((name, try converter.elements(items, nameSpace: name, path: "nameSpaces.\(name).")))
@@ -150,11 +152,11 @@ private struct Converter {
     static let unsignedElements: Set<String> = ["height", "weight", "age_in_years", "age_birth_year", "sex"]
     static let byteElements: Set<String> = ["portrait", "signature_usual_mark"]
 
-    func elements(_ members: [(key: String, value: JSONValue)], nameSpace: String, path: String)
+    func elements(_ members: [JSONValue.Member], nameSpace: String, path: String)
         throws(IssuerError) -> [(String, CBOR)]
     {
         var result: [(String, CBOR)] = []
-        for (identifier, value) in members {
+        for (identifier, value) in members.map({ ($0.key, $0.value) }) {
             guard !identifier.isEmpty else {
                 throw .invalidClaim(field: path + "\"\"", reason: "empty element identifier")
             }
@@ -259,7 +261,7 @@ private struct Converter {
     /// `{"file": "path"}` (relative to the claims file) or base64 text (standard or URL-safe).
     private func bytes(_ value: JSONValue, field: String) throws(IssuerError) -> [UInt8] {
         switch value {
-        case .object:
+        case .object, .orderedObject:
             guard case .string(let path)? = value["file"] else {
                 throw .invalidClaim(field: field, reason: "expected {\"file\": \"path\"} or base64 text")
             }
@@ -286,7 +288,7 @@ private struct Converter {
         var result: [CBOR] = []
         for (index, privilege) in privileges.enumerated() {
             let path = "\(field)[\(index)]"
-            guard case .object(let members) = privilege else { throw mismatch(path, "an object", privilege) }
+            guard case .orderedObject(let members) = privilege else { throw mismatch(path, "an object", privilege) }
             for member in members
             where !["vehicle_category_code", "issue_date", "expiry_date", "codes"].contains(member.key) {
                 throw .invalidClaim(field: "\(path).\(member.key)", reason: "unknown driving privilege member")
@@ -317,7 +319,7 @@ private struct Converter {
         var result: [CBOR] = []
         for (index, code) in codes.enumerated() {
             let path = "\(field)[\(index)]"
-            guard case .object(let members) = code else { throw mismatch(path, "an object", code) }
+            guard case .orderedObject(let members) = code else { throw mismatch(path, "an object", code) }
             for member in members where !["code", "sign", "value"].contains(member.key) {
                 throw .invalidClaim(field: "\(path).\(member.key)", reason: "unknown code member")
             }
@@ -339,7 +341,7 @@ private struct Converter {
         switch value {
         case .string(let text): return .text(text)
         case .integer(let number): return .int(number)
-        case .double(let number): return .float(number)
+        case .number(let number): return .float(number)
         case .bool(let flag): return .bool(flag)
         case .null: return .null
         case .array(let items):
@@ -347,8 +349,12 @@ private struct Converter {
             for (index, item) in items.enumerated() { result.append(try generic(item, field: "\(field)[\(index)]")) }
             return .array(result)
         case .object(let members):
+            // Not from the order-keeping reader: in the order of the names.
+            let sorted = members.sorted { $0.key < $1.key }.map { JSONValue.Member(key: $0.key, value: $0.value) }
+            return try generic(.orderedObject(sorted), field: field)
+        case .orderedObject(let members):
             var result: [CBORMapEntry] = []
-            for (key, item) in members {
+            for (key, item) in members.map({ ($0.key, $0.value) }) {
                 result.append(CBORMapEntry(.text(key), try generic(item, field: "\(field).\(key)")))
             }
             return .map(result)

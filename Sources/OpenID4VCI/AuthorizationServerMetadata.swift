@@ -1,4 +1,5 @@
 import JOSE
+import OAuthWeb
 
 /// OAuth 2.0 Authorization Server Metadata (RFC 8414; OpenID Connect Discovery as a fallback):
 /// the endpoints and features the issuance flow needs.
@@ -22,17 +23,14 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
 
     /// - Throws: ``IssuanceError/invalidMetadata(_:)``.
     public init(body: [UInt8], issuer: String) throws(IssuanceError) {
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsing: body)
-        } catch {
-            throw .invalidMetadata("the authorization server metadata is not JSON (\(error))")
+        let json = try JSONValue(parsing: body) { error in
+            IssuanceError.invalidMetadata("the authorization server metadata is not JSON (\(error))")
         }
         guard json.objectValue != nil else {
             throw .invalidMetadata("the authorization server metadata is not an object")
         }
         guard let declared = json["issuer"]?.stringValue,
-            CredentialIssuerMetadata.sameIdentifier(declared, issuer)
+            IssuerIdentifier.same(declared, issuer)
         else {
             throw .invalidMetadata("the authorization server metadata's issuer is not the server it was fetched from")
         }

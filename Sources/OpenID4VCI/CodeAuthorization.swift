@@ -1,7 +1,8 @@
+import Base64
 import Foundation
 import JOSE
 import MdocCrypto
-import OpenID4VP
+import OAuthWeb
 import PrintableText
 
 /// The authorization code flow of an offer (OpenID4VCI 1.0 section 5, RFC 6749 section 4.1,
@@ -31,7 +32,7 @@ public struct CodeAuthorization: Sendable {
         self.issuerState = issuerState
         self.configurationIDs = configurationIDs
         self.credentialIssuer = credentialIssuer
-        self.state = state ?? JOSEBase64URL.encode(SecureRandom.bytes(16))
+        self.state = state ?? Base64URL.encode(SecureRandom.bytes(16))
         self.pkce = pkce
     }
 
@@ -95,7 +96,7 @@ public struct CodeAuthorization: Sendable {
         guard fields["state"] == state else {
             throw .invalidResponse(endpoint: "authorization redirect", "state is not the one sent (a forged redirect?)")
         }
-        if let issuer = fields["iss"], !CredentialIssuerMetadata.sameIdentifier(issuer, authorizationServer) {
+        if let issuer = fields["iss"], !IssuerIdentifier.same(issuer, authorizationServer) {
             throw .invalidResponse(endpoint: "authorization redirect", "iss is not the authorization server")
         }
         if let error = fields["error"] {

@@ -1,4 +1,5 @@
 import JOSE
+import OAuthWeb
 import PrintableText
 
 /// Credential Issuer Metadata (OpenID4VCI 1.0 section 12.2), as fetched from
@@ -38,11 +39,8 @@ public struct CredentialIssuerMetadata: Sendable, Equatable {
     ///
     /// - Throws: ``IssuanceError/invalidMetadata(_:)`` naming the member.
     public init(body: [UInt8], issuer: String) throws(IssuanceError) {
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsing: body)
-        } catch {
-            throw .invalidMetadata("the credential issuer metadata is not JSON (\(error))")
+        let json = try JSONValue(parsing: body) { error in
+            IssuanceError.invalidMetadata("the credential issuer metadata is not JSON (\(error))")
         }
         try self.init(json: json, issuer: issuer, signed: false)
     }
@@ -53,7 +51,7 @@ public struct CredentialIssuerMetadata: Sendable, Equatable {
         guard let credentialIssuer = json["credential_issuer"]?.stringValue else {
             throw .invalidMetadata("credential_issuer is missing")
         }
-        guard Self.sameIdentifier(credentialIssuer, issuer) else {
+        guard IssuerIdentifier.same(credentialIssuer, issuer) else {
             throw .invalidMetadata("credential_issuer is not the issuer of the offer")
         }
         self.credentialIssuer = credentialIssuer
@@ -104,16 +102,6 @@ public struct CredentialIssuerMetadata: Sendable, Equatable {
     /// How many entries any other list of the metadata (authorization servers, binding
     /// methods, algorithms, display entries, claim path components) may have.
     public static let maximumListLength = 64
-
-    /// Identifiers compare as strings, a trailing slash aside.
-    public static func sameIdentifier(_ a: String, _ b: String) -> Bool {
-        func trimmed(_ s: String) -> Substring {
-            var t = Substring(s)
-            while t.hasSuffix("/") { t.removeLast() }
-            return t
-        }
-        return trimmed(a) == trimmed(b)
-    }
 }
 
 /// One entry of `credential_configurations_supported`.

@@ -1,5 +1,5 @@
 import Foundation
-import OpenID4VP
+import OAuthWeb
 
 /// What a QR code or link of a Credential Offer carries (OpenID4VCI 1.0 section 4.1): the offer
 /// by value (`credential_offer`) or by reference (`credential_offer_uri`, fetched with GET),

@@ -46,11 +46,8 @@ public enum CredentialResponse: Sendable, Equatable {
 
     /// - Throws: ``IssuanceError/invalidResponse(endpoint:_:)`` naming the member.
     public init(body: [UInt8], endpoint: String = "credential endpoint") throws(IssuanceError) {
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsing: body)
-        } catch {
-            throw .invalidResponse(endpoint: endpoint, "it is not JSON")
+        let json = try JSONValue(parsing: body) { _ in
+            IssuanceError.invalidResponse(endpoint: endpoint, "it is not JSON")
         }
         guard json.objectValue != nil else { throw .invalidResponse(endpoint: endpoint, "it is not a JSON object") }
         if let list = json["credentials"] {

@@ -1,6 +1,8 @@
+import Base64
 import Foundation
 import JOSE
 import MdocCrypto
+import OAuthWeb
 
 /// Demonstrating Proof of Possession (RFC 9449): one ephemeral key per issuance, and a fresh
 /// proof JWT for every token and credential request. The key never leaves this value's memory.
@@ -53,7 +55,7 @@ public struct DPoPKey: Sendable, CustomStringConvertible {
     {
         guard let parsed = ParsedURL(url) else { throw .invalidMetadata("an endpoint is not a valid URL") }
         var payload: [String: JSONValue] = [
-            "jti": .string(JOSEBase64URL.encode(SecureRandom.bytes(16))), "htm": .string(method),
+            "jti": .string(Base64URL.encode(SecureRandom.bytes(16))), "htm": .string(method),
             "htu": .string(parsed.withoutQueryAndFragment),
             "iat": .number(issuedAt.timeIntervalSince1970.rounded(.down)),
         ]
@@ -71,7 +73,7 @@ public struct DPoPKey: Sendable, CustomStringConvertible {
 
     /// `ath`: base64url(SHA-256(ASCII(access token))).
     public static func accessTokenHash(_ token: String) -> String {
-        JOSEBase64URL.encode(Digest.sha256(Array(token.utf8)))
+        Base64URL.encode(Digest.sha256(Array(token.utf8)))
     }
 
     public var description: String { "DPoPKey(P-256)" }

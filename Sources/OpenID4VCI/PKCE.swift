@@ -1,3 +1,4 @@
+import Base64
 import JOSE
 import MdocCrypto
 
@@ -13,7 +14,7 @@ public struct PKCE: Sendable, CustomStringConvertible {
     public let verifier: String
 
     public init() {
-        verifier = JOSEBase64URL.encode(SecureRandom.bytes(32))
+        verifier = Base64URL.encode(SecureRandom.bytes(32))
     }
 
     /// For tests: a given verifier.
@@ -25,7 +26,7 @@ public struct PKCE: Sendable, CustomStringConvertible {
     public var challenge: String { Self.challenge(for: verifier) }
 
     public static func challenge(for verifier: String) -> String {
-        JOSEBase64URL.encode(Digest.sha256(Array(verifier.utf8)))
+        Base64URL.encode(Digest.sha256(Array(verifier.utf8)))
     }
 
     public var description: String { "PKCE(S256)" }

@@ -1,6 +1,7 @@
 import Foundation
 import JOSE
 import MdocCrypto
+import OAuthWeb
 
 /// Signed Credential Issuer Metadata (OpenID4VCI 1.0 section 12.2.3): the metadata as a JWS
 /// (`typ` `openid-credential-issuer-metadata+jwt`) with the issuer's certificate chain in
@@ -32,11 +33,8 @@ public enum SignedIssuerMetadata {
             let claims = try verify(compact, issuer: issuer, trustAnchors: trustAnchors, at: time)
             return try CredentialIssuerMetadata(json: .object(claims), issuer: issuer, signed: true)
         }
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsing: body)
-        } catch {
-            throw .invalidMetadata("the credential issuer metadata is not JSON (\(error))")
+        let json = try JSONValue(parsing: body) { error in
+            IssuanceError.invalidMetadata("the credential issuer metadata is not JSON (\(error))")
         }
         guard var members = json.objectValue, let signed = members["signed_metadata"] else {
             return try CredentialIssuerMetadata(json: json, issuer: issuer, signed: false)
@@ -82,7 +80,7 @@ public enum SignedIssuerMetadata {
                 throw .invalidMetadata("the signed metadata's signature does not verify with its certificate (\(why))")
             }
         }
-        guard let subject = claims["sub"]?.stringValue, CredentialIssuerMetadata.sameIdentifier(subject, issuer) else {
+        guard let subject = claims["sub"]?.stringValue, IssuerIdentifier.same(subject, issuer) else {
             throw .invalidMetadata("the signed metadata's sub is not the issuer of the offer")
         }
         guard let issuedAt = claims["iat"]?.numberValue, issuedAt <= time.timeIntervalSince1970 + skew else {

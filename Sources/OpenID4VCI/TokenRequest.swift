@@ -1,4 +1,4 @@
-import OpenID4VP
+import OAuthWeb
 
 /// A token request (RFC 6749 section 4.1.3 / OpenID4VCI 1.0 section 6.1), built as its form
 /// body. Its fields are secrets: the body is sent, never printed.

@@ -23,11 +23,8 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
 
     /// - Throws: ``IssuanceError/invalidResponse(endpoint:_:)`` naming the member.
     public init(body: [UInt8]) throws(IssuanceError) {
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsing: body)
-        } catch {
-            throw .invalidResponse(endpoint: "token endpoint", "it is not JSON")
+        let json = try JSONValue(parsing: body) { _ in
+            IssuanceError.invalidResponse(endpoint: "token endpoint", "it is not JSON")
         }
         guard let token = json["access_token"]?.stringValue, !token.isEmpty else {
             throw .invalidResponse(endpoint: "token endpoint", "access_token is missing")

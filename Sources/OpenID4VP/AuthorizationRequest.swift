@@ -66,92 +66,109 @@ public struct AuthorizationRequest: Sendable {
     ///   scope-only request, `invalid_transaction_data` when transaction data is present (no
     ///   type is supported), `vp_formats_not_supported` when nothing asked for is an mdoc.
     public init(parameters: [String: JSONValue]) throws(AuthorizationError) {
-        func string(_ name: String) throws(AuthorizationError) -> String? {
-            guard let value = parameters[name] else { return nil }
-            guard let s = value.stringValue else { throw .invalidRequest("\(name) is not a string") }
-            return s
-        }
-        func json(_ name: String) throws(AuthorizationError) -> JSONValue? {
-            guard let value = parameters[name] else { return nil }
-            guard case .string(let text) = value else { return value }
-            do {
-                return try JSONValue(parsing: text)
-            } catch {
-                throw .invalidRequest("\(name) is not valid JSON")
-            }
-        }
-
+        let read = Parameters(parameters)
         clientID = try Self.clientIdentifier(parameters)
+        responseType = try Self.responseType(read)
+        responseMode = try Self.responseMode(read)
+        responseURI = try Self.responseURI(read, clientID: clientID)
+        guard let nonce = try read.string("nonce"), !nonce.isEmpty else { throw .invalidRequest("nonce is missing") }
+        self.nonce = nonce
+        state = try read.string("state")
+        walletNonce = try read.string("wallet_nonce")
+        try Self.refuseUnsupported(read)
+        query = try Self.query(read, responseMode: responseMode)
+        guard dcqlQuery.credentials.contains(where: { $0.isMdoc || $0.isSDJWT }) else {
+            throw AuthorizationError(.vpFormatsNotSupported, "no credential query asks for mso_mdoc or dc+sd-jwt")
+        }
+        clientMetadata = try Self.clientMetadata(read)
+        expiresAt = try read.date("exp")
+        notBefore = try read.date("nbf")
+    }
 
-        guard let responseType = try string("response_type") else { throw .invalidRequest("response_type is missing") }
+    /// `response_type`: `vp_token`, the only one answered.
+    private static func responseType(_ read: Parameters) throws(AuthorizationError) -> String {
+        guard let responseType = try read.string("response_type") else {
+            throw .invalidRequest("response_type is missing")
+        }
         guard responseType == "vp_token" else {
             throw AuthorizationError(.unsupportedResponseType, "only response_type vp_token is supported")
         }
-        self.responseType = responseType
+        return responseType
+    }
 
-        guard let mode = try string("response_mode") else { throw .invalidRequest("response_mode is missing") }
+    /// `response_mode`, with which a `redirect_uri` has no place.
+    private static func responseMode(_ read: Parameters) throws(AuthorizationError) -> ResponseMode {
+        guard let mode = try read.string("response_mode") else { throw .invalidRequest("response_mode is missing") }
         guard let responseMode = ResponseMode(rawValue: mode) else {
             throw .invalidRequest("response_mode must be direct_post or direct_post.jwt")
         }
-        self.responseMode = responseMode
-        guard parameters["redirect_uri"] == nil else {
+        guard read["redirect_uri"] == nil else {
             throw .invalidRequest("redirect_uri must not be present with response_mode \(mode)")
         }
-        // A redirect_uri: verifier may leave response_uri out: it is the client identifier.
+        return responseMode
+    }
+
+    /// `response_uri`, an https URL; a `redirect_uri:` verifier may leave it out: it is then
+    /// the client identifier.
+    private static func responseURI(_ read: Parameters, clientID: ClientIdentifier) throws(AuthorizationError)
+        -> String
+    {
         let fallbackURI = clientID.prefix == .redirectURI ? clientID.value : nil
-        guard let responseURI = try string("response_uri") ?? fallbackURI else {
+        guard let responseURI = try read.string("response_uri") ?? fallbackURI else {
             throw .invalidRequest("response_uri is missing")
         }
         guard let components = URLComponents(string: responseURI), components.scheme?.lowercased() == "https",
             let host = components.host, !host.isEmpty
         else { throw .invalidRequest("response_uri is not an https URL") }
-        self.responseURI = responseURI
+        return responseURI
+    }
 
-        guard let nonce = try string("nonce"), !nonce.isEmpty else { throw .invalidRequest("nonce is missing") }
-        self.nonce = nonce
-        state = try string("state")
-        walletNonce = try string("wallet_nonce")
-
-        guard parameters["transaction_data"] == nil else {
+    /// Parameters this wallet does not support, refused rather than ignored.
+    private static func refuseUnsupported(_ read: Parameters) throws(AuthorizationError) {
+        guard read["transaction_data"] == nil else {
             throw AuthorizationError(.invalidTransactionData, "transaction_data is not supported")
         }
-        if parameters["presentation_definition_uri"] != nil {
+        if read["presentation_definition_uri"] != nil {
             throw .invalidRequest("presentation_definition_uri is not supported")
         }
-        if parameters["client_metadata_uri"] != nil {
+        if read["client_metadata_uri"] != nil {
             throw .invalidRequest("client_metadata_uri is not supported")
         }
-        let dcql = try json("dcql_query")
-        let definition = try json("presentation_definition")
-        let scope = try string("scope")
+    }
+
+    /// Exactly one of `dcql_query` and `presentation_definition` (the latter only with
+    /// `direct_post.jwt`); a `scope` alone maps to no query here.
+    private static func query(_ read: Parameters, responseMode: ResponseMode) throws(AuthorizationError) -> Query {
+        let dcql = try read.json("dcql_query")
+        let definition = try read.json("presentation_definition")
+        let scope = try read.string("scope")
         switch (dcql, definition) {
         case (let dcql?, nil):
             guard scope == nil else { throw .invalidRequest("both dcql_query and scope are present") }
-            query = .dcql(try DCQLQuery(json: dcql))
+            return .dcql(try DCQLQuery(json: dcql))
         case (nil, let definition?):
-            query = .presentationDefinition(try PresentationDefinition(json: definition))
+            let query = Query.presentationDefinition(try PresentationDefinition(json: definition))
             guard responseMode == .directPostJWT else {
                 throw .invalidRequest("a presentation_definition request must use direct_post.jwt")
             }
+            return query
         case (nil, nil):
             if scope != nil { throw AuthorizationError(.invalidScope, "no scope value maps to a query") }
             throw .invalidRequest("dcql_query is missing")
         case (_?, _?):
             throw .invalidRequest("both dcql_query and presentation_definition are present")
         }
-        guard dcqlQuery.credentials.contains(where: { $0.isMdoc || $0.isSDJWT }) else {
-            throw AuthorizationError(.vpFormatsNotSupported, "no credential query asks for mso_mdoc or dc+sd-jwt")
-        }
+    }
 
-        if let metadata = try json("client_metadata") {
-            clientMetadata = try ClientMetadata(json: metadata)
-        }
-        if let metadata = clientMetadata, metadata.hasVPFormats, metadata.mdocFormat == nil, !metadata.listsSDJWT {
+    /// `client_metadata`, refused when its `vp_formats_supported` lists no format answered here.
+    private static func clientMetadata(_ read: Parameters) throws(AuthorizationError) -> ClientMetadata? {
+        guard let json = try read.json("client_metadata") else { return nil }
+        let metadata = try ClientMetadata(json: json)
+        if metadata.hasVPFormats, metadata.mdocFormat == nil, !metadata.listsSDJWT {
             throw AuthorizationError(
                 .vpFormatsNotSupported, "vp_formats_supported lists neither mso_mdoc nor dc+sd-jwt")
         }
-        expiresAt = try Self.date(parameters["exp"], "exp")
-        notBefore = try Self.date(parameters["nbf"], "nbf")
+        return metadata
     }
 
     /// `client_id`, with the prefix of a pre-1.0 `client_id_scheme` when it has none of its own.
@@ -172,9 +189,38 @@ public struct AuthorizationRequest: Sendable {
         return ClientIdentifier(legacyClientID: clientID, scheme: prefix)
     }
 
-    private static func date(_ value: JSONValue?, _ name: String) throws(AuthorizationError) -> Date? {
-        guard let value else { return nil }
-        guard let seconds = value.numberValue else { throw .invalidRequestObject("\(name) is not a number") }
-        return Date(timeIntervalSince1970: seconds)
+    /// The request parameters, each read as the type it must have.
+    private struct Parameters {
+        let values: [String: JSONValue]
+
+        init(_ values: [String: JSONValue]) {
+            self.values = values
+        }
+
+        subscript(_ name: String) -> JSONValue? { values[name] }
+
+        func string(_ name: String) throws(AuthorizationError) -> String? {
+            guard let value = values[name] else { return nil }
+            guard let s = value.stringValue else { throw .invalidRequest("\(name) is not a string") }
+            return s
+        }
+
+        /// A JSON value, or JSON text in a string (a URL's query parameter).
+        func json(_ name: String) throws(AuthorizationError) -> JSONValue? {
+            guard let value = values[name] else { return nil }
+            guard case .string(let text) = value else { return value }
+            do {
+                return try JSONValue(parsing: text)
+            } catch {
+                throw .invalidRequest("\(name) is not valid JSON")
+            }
+        }
+
+        /// A Request Object's NumericDate.
+        func date(_ name: String) throws(AuthorizationError) -> Date? {
+            guard let value = values[name] else { return nil }
+            guard let seconds = value.numberValue else { throw .invalidRequestObject("\(name) is not a number") }
+            return Date(timeIntervalSince1970: seconds)
+        }
     }
 }

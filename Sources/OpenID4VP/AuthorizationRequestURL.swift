@@ -1,5 +1,6 @@
 import Foundation
 import JOSE
+import OAuthWeb
 
 /// What the link or QR code of an OpenID4VP request carries (OpenID4VP 1.0 section 5 and
 /// RFC 9101): the request by value, a Request Object by value, or a reference to fetch.

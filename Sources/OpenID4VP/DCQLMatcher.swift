@@ -5,6 +5,7 @@ import JOSE
 import MdocCrypto
 import Presentation
 import SDJWT
+import SDJWTPresentable
 
 /// A credential that answers a DCQL credential query: an mdoc or an SD-JWT VC.
 public enum DCQLCredential: Sendable {
@@ -290,7 +291,7 @@ public enum DCQLMatcher {
         }
         if format.deviceAuthAlgValues != nil {
             let curve = credential.deviceKey.curve
-            guard let algorithm = SignatureAlgorithm.forSigning(with: curve),
+            guard let algorithm = curve.preferredSignatureAlgorithm,
                 format.acceptsDeviceSignature(algorithm, curve: curve)
             else { return false }
         }

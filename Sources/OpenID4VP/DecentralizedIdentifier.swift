@@ -1,3 +1,4 @@
+import Base64
 import JOSE
 import MdocCrypto
 
@@ -15,7 +16,7 @@ enum DecentralizedIdentifier {
         }
         if did.hasPrefix("did:jwk:") {
             let encoded = did.dropFirst("did:jwk:".count)
-            guard let json = JOSEBase64URL.decode(encoded), let jwk = try? JWK(json: JSONValue(parsing: json)) else {
+            guard let json = Base64URL.decode(encoded), let jwk = try? JWK(json: JSONValue(parsing: json)) else {
                 throw .invalidRequest("the did:jwk does not hold a JWK")
             }
             guard jwk.use != "enc", jwk.curve.supportsSigning else {

@@ -1,3 +1,4 @@
+import Base64
 import Consent
 import Foundation
 import JOSE
@@ -221,7 +222,7 @@ public struct RequestObjectVerifier: Sendable {
             return Signer(authentication: auth, chain: chain)
         case .x509Hash:
             let (chain, auth) = try verifyCertificateSigner(jws, at: time)
-            guard JOSEBase64URL.encode(chain[0].sha256Fingerprint) == clientID.value else {
+            guard Base64URL.encode(chain[0].sha256Fingerprint) == clientID.value else {
                 throw .invalidRequest("the client_id is not the x509_hash of the signing certificate")
             }
             return Signer(authentication: auth, chain: chain)

@@ -1,43 +1,14 @@
+import Base64
 import CBOR
 import Consent
 import Foundation
 import ISO18013
 import JOSE
 import MdocCrypto
+import OAuthWeb
 import Presentation
 import SDJWT
-
-/// A form body (`application/x-www-form-urlencoded`), fields in order.
-public struct FormBody: Sendable, Hashable {
-    public struct Field: Sendable, Hashable {
-        public var name: String
-        public var value: String
-
-        public init(_ name: String, _ value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
-
-    public var fields: [Field]
-
-    public init(_ fields: [Field]) {
-        self.fields = fields
-    }
-
-    /// The first value of `name`.
-    public subscript(name: String) -> String? {
-        fields.first { $0.name == name }?.value
-    }
-
-    /// The encoded body.
-    public var encoded: String {
-        FormEncoding.encode(fields.map { ($0.name, $0.value) })
-    }
-
-    /// ``FormEncoding/contentType``.
-    public static let contentType = FormEncoding.contentType
-}
+import SDJWTPresentable
 
 /// The verifier key and content encryption a `direct_post.jwt` response is encrypted with.
 public struct ResponseEncryption: Sendable, Equatable {
@@ -103,7 +74,7 @@ public struct ResponseParameters: Sendable {
     public init(request: AuthorizationRequest) throws(AuthorizationError) {
         try self.init(
             request: request,
-            mdocGeneratedNonce: request.isPreFinal ? JOSEBase64URL.encode(SecureRandom.bytes(16)) : nil)
+            mdocGeneratedNonce: request.isPreFinal ? Base64URL.encode(SecureRandom.bytes(16)) : nil)
     }
 
     /// With a given mdocGeneratedNonce (tests; ignored for 1.0 requests).
@@ -112,7 +83,7 @@ public struct ResponseParameters: Sendable {
         encryption = request.responseMode == .directPostJWT ? try ResponseEncryption.choose(for: request) : nil
         let handover: CBOR
         if request.isPreFinal {
-            let generated = mdocGeneratedNonce ?? JOSEBase64URL.encode(SecureRandom.bytes(16))
+            let generated = mdocGeneratedNonce ?? Base64URL.encode(SecureRandom.bytes(16))
             self.mdocGeneratedNonce = generated
             handover = OnlineHandover.iso18013Part7(
                 clientID: request.clientID.raw, responseURI: request.responseURI, nonce: request.nonce,
@@ -128,7 +99,7 @@ public struct ResponseParameters: Sendable {
 
     /// `vp_token` of OpenID4VP 1.0: `{"<credential query id>": ["<base64url DeviceResponse>", ...]}`.
     public static func vpToken(_ presentations: [String: [[UInt8]]]) -> JSONValue {
-        vpToken(presentations.mapValues { $0.map { JOSEBase64URL.encode($0) } })
+        vpToken(presentations.mapValues { $0.map { Base64URL.encode($0) } })
     }
 
     /// `vp_token` of OpenID4VP 1.0 from presentations already in their string form (a base64url
@@ -159,12 +130,12 @@ public struct ResponseParameters: Sendable {
             throw AuthorizationError(.serverError, "a presentation submission answers only presentation_definition")
         }
         let submission: JSONValue = [
-            "id": .string(JOSEBase64URL.encode(SecureRandom.bytes(16))), "definition_id": .string(definition.id),
+            "id": .string(Base64URL.encode(SecureRandom.bytes(16))), "definition_id": .string(definition.id),
             "descriptor_map": .array(
                 descriptorIDs.map { ["id": .string($0), "format": .string(DCQLQuery.mdocFormat), "path": "$"] }),
         ]
         return try body([
-            "vp_token": .string(JOSEBase64URL.encode(deviceResponse)), "presentation_submission": submission,
+            "vp_token": .string(Base64URL.encode(deviceResponse)), "presentation_submission": submission,
         ])
     }
 
@@ -278,7 +249,7 @@ public struct ResponseParameters: Sendable {
             case .mdoc(let credential):
                 let (response, recorded) = try generate(
                     [document(selection, credential, elements)], [credential.docType: Set(elements)])
-                presentations[selection.queryID, default: []].append(JOSEBase64URL.encode(response.encoded))
+                presentations[selection.queryID, default: []].append(Base64URL.encode(response.encoded))
                 records += recorded
             case .sdJWT(let credential):
                 let paths = elements.compactMap { selection.claimPaths[$0] }

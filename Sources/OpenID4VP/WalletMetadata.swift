@@ -1,5 +1,7 @@
+import Base64
 import JOSE
 import MdocCrypto
+import OAuthWeb
 
 /// What this wallet tells a verifier in a request_uri POST (OpenID4VP 1.0 section 5.10):
 /// `wallet_metadata` and a fresh `wallet_nonce`, form-encoded, sent with
@@ -39,7 +41,7 @@ public enum WalletMetadata {
 
     /// A fresh `wallet_nonce`: 128 random bits, base64url.
     public static func makeWalletNonce() -> String {
-        JOSEBase64URL.encode(SecureRandom.bytes(16))
+        Base64URL.encode(SecureRandom.bytes(16))
     }
 
     /// The request_uri POST body: `wallet_metadata` (JSON text) and `wallet_nonce`. Keep the

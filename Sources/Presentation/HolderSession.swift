@@ -112,14 +112,14 @@ public struct HolderSession: Sendable {
     public mutating func tick(at now: Date) -> [HolderOutput] {
         switch state {
         case .awaitingConsent:
-            if let asked = consentAskedAt, now.timeIntervalSince(asked) >= configuration.consentTimeout.seconds,
+            if let asked = consentAskedAt, now.timeIntervalSince(asked) >= configuration.consentTimeout / .seconds(1),
                 let request = pending
             {
                 pending = nil
                 return respond(to: request, decision: .decline, terminate: true, reason: .consentTimeout)
             }
         case .awaitingEstablishment, .awaitingRequest:
-            if now.timeIntervalSince(lastActivity) >= configuration.sessionIdleTimeout.seconds {
+            if now.timeIntervalSince(lastActivity) >= configuration.sessionIdleTimeout / .seconds(1) {
                 return end(.idleTimeout, sending: encryption == nil ? nil : SessionData(status: .sessionTermination))
             }
         case .ended:
@@ -258,8 +258,4 @@ public struct HolderSession: Sendable {
         outputs.append(.terminated(reason))
         return outputs
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -20,7 +20,7 @@ public enum ReaderAuthenticationFault: String, Sendable, CaseIterable {
         throws(ISO18013Error) -> DocRequest
     {
         let itemsRequestBytes = EmbeddedCBOR(items.cbor)
-        guard let algorithm = SignatureAlgorithm.forSigning(with: identity.key.curve) else {
+        guard let algorithm = identity.key.curve.preferredSignatureAlgorithm else {
             throw .invalid(structure: "reader key", reason: "a \(identity.key.curve.rawValue) key cannot sign")
         }
         let x5chain: [CBORMapEntry] = .x5chain(identity.chain.map(\.der))

@@ -76,7 +76,7 @@ public struct ReaderSession: Sendable {
                 docs.append(unsigned)
                 continue
             }
-            guard let algorithm = SignatureAlgorithm.forSigning(with: identity.key.curve) else {
+            guard let algorithm = identity.key.curve.preferredSignatureAlgorithm else {
                 throw .invalid(structure: "reader key", reason: "a \(identity.key.curve.rawValue) key cannot sign")
             }
             let auth = try ReaderAuthentication.sign(

@@ -91,7 +91,7 @@ struct ResponseBuilder {
                 return try DeviceKeyAuthentication.mac(
                     transcript: transcript, docType: docType, key: key, readerKey: readerKey)
             }
-            guard key.curve.supportsSigning, let algorithm = SignatureAlgorithm.forSigning(with: key.curve) else {
+            guard key.curve.supportsSigning, let algorithm = key.curve.preferredSignatureAlgorithm else {
                 throw DeviceAuthFailure.protocol(
                     .invalid(
                         structure: "device key",
@@ -140,18 +140,5 @@ public struct DeviceKeyFailure: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         "the device key of credential \(credentialID) (\(docType)), \(location), cannot be used: \(error)"
-    }
-}
-
-extension SignatureAlgorithm {
-    /// The COSE algorithm that fits a signing key's curve.
-    public static func forSigning(with curve: Curve) -> SignatureAlgorithm? {
-        switch curve {
-        case .p256, .brainpoolP256r1: return .es256
-        case .p384, .brainpoolP320r1, .brainpoolP384r1: return .es384
-        case .p521, .brainpoolP512r1: return .es512
-        case .ed25519, .ed448: return .edDSA
-        case .x25519, .x448: return nil
-        }
     }
 }

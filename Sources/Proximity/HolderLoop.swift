@@ -2,372 +2,268 @@ import BLETransport
 import Consent
 import Foundation
 import ISO18013
-import MdocCrypto
 import Presentation
 
-/// One session of ``ProximityHolder``: waits for the first reader in the offered modes
-/// (``HolderLinks``), then moves messages between the ``MessageChannel`` in use (GATT
-/// chunks or L2CAP frames) and the holder engine, with consent, the clock and the transport
-/// bounds (``ProximityTimeouts``).
-///
-/// Lives in the task that runs the session, never shared: its state is plain properties.
-final class HolderLoop {
-    /// Inputs of the loop, from the channel, the links, the consent prompt and the clock.
-    enum Input: Sendable {
-        /// An event of the channel in use; `generation` tells a replaced channel's apart.
-        case channel(MessageChannelEvent, generation: Int)
-        /// The session started on a GATT channel (State 0x01).
-        case started(generation: Int)
-        /// A reader opened our L2CAP channel after it showed up at our GATT service.
-        case l2capConnected(any MdocL2CAPChannel)
-        case decided(ConsentDecision)
-        case tick
+/// One session of ``ProximityHolder`` without I/O: events of the link, the consent prompt and
+/// the clock in, what to do out. It keeps the holder engine (``HolderSession``), the
+/// transport bounds (``ProximityTimeouts``) and the session's result; ``HolderLoopDriver``
+/// runs it against the real channels. Whatever carries the messages (GATT chunks or L2CAP
+/// frames), the channel keeps ``MessageChannel``'s contract (its drain bound, its
+/// ``MessageChannel/outputWaitingSince``, ``MessageChannel/close()`` saying how it ended), so
+/// nothing here depends on the transport.
+struct HolderLoop: Sendable {
+    /// Where the session is.
+    enum Phase: Sendable, Equatable {
+        /// The engagement is shown; no reader yet.
+        case awaitingReader
+        /// Messages move over the channel in use.
+        case connected
+        /// The holder began to end the session at this instant (its engine ended, or a bound
+        /// passed); the link has the drain bound to close.
+        case ending(since: ContinuousClock.Instant)
+        /// The channel closed or was dropped, or the reader ended the session: nothing more.
+        case finished
     }
 
-    let setup: ProximityHolder
-    let engagement: DeviceEngagement
-    let listener: (any MdocL2CAPListener)?
-    let progress: @Sendable (TransferProgress) -> Void
-    let observer: @Sendable (ProximitySessionEvent) -> Void
-    var result: ProximitySessionResult
-    private var holder: HolderSession
-    private let inputs: AsyncStream<Input>
-    private let continuation: AsyncStream<Input>.Continuation
-    private var tasks: [Task<Void, Never>] = []
-    private var consentTask: Task<Void, Never>?
+    /// When an input happens: the monotonic clock of the transport bounds and the wall
+    /// clock of the engine's timeouts.
+    struct Moment: Sendable {
+        var instant: ContinuousClock.Instant
+        var date: Date
 
-    /// The channel messages go over and its generation: our GATT service's, replaced by an
-    /// L2CAP channel a reader opens before it starts a GATT session.
-    private var channel: (any MessageChannel)?
-    private var generation = 0
-    private var channelClosed = false
+        static var now: Moment { Moment(instant: .now, date: Date()) }
+    }
+
+    /// What happened.
+    enum Input: Sendable {
+        /// The engagement is live (service registered, scan started).
+        case advertising
+        /// A reader showed up in this mode.
+        case readerArrived(ProximityMode)
+        /// A channel is in use from now on (an L2CAP one is started as it opens).
+        case channelOpened(overL2CAP: Bool)
+        /// The channel of `generation` started its session (GATT State 0x01).
+        case started(generation: Int)
+        /// An event of the channel of `generation`.
+        case channel(MessageChannelEvent, generation: Int)
+        /// A reader opened our L2CAP channel; whether our GATT session had started.
+        case l2capOffered(gattStarted: Bool)
+        /// The user's answer to ``Action/askConsent(_:)``.
+        case decided(ConsentDecision)
+        /// The clock; `outputWaitingSince` is the channel's.
+        case tick(outputWaitingSince: ContinuousClock.Instant?)
+        /// A ``Action/send(_:)`` failed: the channel is gone.
+        case sendFailed
+        /// A ``Action/close`` began at `began` returned how the session ended.
+        case closeFinished(BLESessionEndReason, began: ContinuousClock.Instant)
+    }
+
+    /// What to do, in order.
+    enum Action: Sendable {
+        /// Sends a message on the channel in use (feed ``Input/sendFailed`` when it fails).
+        case send([UInt8])
+        /// Ends the session on the channel (``MessageChannel/close()``); feed
+        /// ``Input/closeFinished(_:began:)``.
+        case close
+        /// Lets go of the channel at once (``MessageChannel/drop()``).
+        case drop
+        /// Takes the L2CAP channel offered: it replaces the one in use (feed
+        /// ``Input/channelOpened(overL2CAP:)``).
+        case acceptL2CAP
+        /// Closes the L2CAP channel offered.
+        case refuseL2CAP
+        /// Asks the consent prompt; feed its answer as ``Input/decided(_:)``.
+        case askConsent(ConsentRequest)
+        /// Tells the observer.
+        case report(ProximitySessionEvent)
+    }
+
+    let engagement: DeviceEngagement
+    let timeouts: ProximityTimeouts
+    private(set) var phase = Phase.awaitingReader
+    /// The channel in use, counted: events of a replaced channel are not taken.
+    private(set) var generation = 0
+    private var holder: HolderSession
+    private var outcome: ProximitySessionResult
     /// Whether the observer heard that the reader connected (told once, before its request).
     private var connectedTold = false
-    private var holderOutputs: [HolderOutput] = []
-    /// The clock of the timeouts: when a reader showed up, whether it sent a message, and
-    /// when the holder began to end the session.
+    /// A ``Action/close`` is under way.
+    private var closing = false
+    /// When a reader showed up, and whether it sent a message.
     private var readerArrivedAt: ContinuousClock.Instant?
     private var messageReceived = false
-    private var endingSince: ContinuousClock.Instant?
 
-    init(
-        _ setup: ProximityHolder, engagement: DeviceEngagement, eDeviceKey: PrivateKey,
-        listener: (any MdocL2CAPListener)?, progress: @escaping @Sendable (TransferProgress) -> Void,
-        observer: @escaping @Sendable (ProximitySessionEvent) -> Void
-    ) throws {
-        self.setup = setup
-        self.engagement = engagement
-        self.listener = listener
-        self.progress = progress
-        self.observer = observer
-        holder = HolderSession(
-            engagement: engagement, eDeviceKey: eDeviceKey, credentials: setup.credentials,
-            configuration: setup.configuration)
-        result = ProximitySessionResult(engagement: engagement, responsesSent: 0, records: [])
-        (inputs, continuation) = AsyncStream<Input>.makeStream()
+    /// - Parameter modes: the modes offered: with one only, it is the result's mode even when
+    ///   no reader comes.
+    init(holder: HolderSession, timeouts: ProximityTimeouts, modes: Set<ProximityMode>) {
+        self.holder = holder
+        self.timeouts = timeouts
+        engagement = holder.engagement
+        outcome = ProximitySessionResult(engagement: holder.engagement, responsesSent: 0, records: [])
+        if modes.count == 1 { outcome.mode = modes.first }
     }
 
-    /// Runs the session to its end; throws when the only mode's link failed for good.
-    func run() async throws -> ProximitySessionResult {
-        let links = try await HolderLinks.open(
-            setup, engagement: engagement, listener: listener, options: channelOptions)
-        defer { cancelTasks() }
-        if setup.server == nil {
-            result.mode = .centralClient
-        } else if setup.centralClient == nil {
-            result.mode = .peripheralServer
-        }
-        observer(.advertising(engagement))
-        do {
-            guard let arrival = try await links.firstArrival() else {
-                await release(links)
-                return result
-            }
-            try await take(arrival, links)
-        } catch {
-            await release(links)
-            throw error
-        }
-        startClock()
-        for await input in inputs {
-            await handle(input, links)
-            while !holderOutputs.isEmpty { await route(holderOutputs.removeFirst()) }
-            if isFinished { break }
-        }
+    /// How the session went so far.
+    var result: ProximitySessionResult {
+        var result = outcome
         result.responsesSent = holder.responsesSent
-        await release(links)
         return result
     }
 
-    /// How the GATT channels of the holder treat the link.
-    private var channelOptions: GattMessageChannel.Options {
-        GattMessageChannel.Options(
-            maximumMessageSize: setup.configuration.maxMessageSize, maximumChunkSize: setup.maximumChunkSize,
-            drainTimeout: setup.timeouts.drain, progress: progress)
-    }
+    /// Why L2CAP was not offered although asked for.
+    mutating func setL2CAPUnavailable(_ why: String?) { outcome.l2capUnavailable = why }
 
-    // MARK: - The reader arrives
+    /// Whether the session is over: the link closed (or was dropped), or the reader ended it
+    /// (status 20: it disconnects, nothing more is said).
+    var isFinished: Bool { phase == .finished }
 
-    /// Takes the first reader's way: our GATT service, our L2CAP channel, or the reader's
-    /// service (its Ident checked; its L2CAP channel when asked for and served).
-    private func take(_ arrival: ReaderArrival, _ links: HolderLinks) async throws {
-        readerArrivedAt = .now
-        switch arrival {
-        case .gatt:
-            result.mode = .peripheralServer
-            if let gatt = links.gatt { use(gatt) }
-        case .l2cap(let socket):
-            result.mode = .peripheralServer
-            useL2CAP(socket)
-        case .central(let connection):
-            result.mode = .centralClient
-            try await useReaderService(connection)
-        }
-        if result.mode == .peripheralServer {
-            // A reader that showed up on GATT may still open our L2CAP channel.
-            let continuation = continuation
-            tasks.append(
-                Task { [arrivals = links.peripheralArrivals] in
-                    for await arrival in arrivals {
-                        if case .l2cap(let socket) = arrival { continuation.yield(.l2capConnected(socket)) }
-                    }
-                })
+    private var channelOpen: Bool {
+        switch phase {
+        case .connected, .ending: return true
+        case .awaitingReader, .finished: return false
         }
     }
 
-    /// Central-client mode, connected to the reader's service: with ``ProximityHolder/centralL2CAP``
-    /// and the Ident matching, the reader's L2CAP channel when it serves one; else GATT (the
-    /// channel reads and checks the Ident itself, then subscribes and writes State 0x01).
-    private func useReaderService(_ connection: MdocGattConnection) async throws {
-        guard let client = setup.centralClient else { return }
-        let ident = BLEIdent(bytes: try BLEIdentDerivation.compute(eDeviceKeyBytes: engagement.eDeviceKeyBytes))
-        if setup.centralL2CAP, let ident, let read = try? await client.readIdent(), ident.matches(read),
-            let socket = try? await client.openL2CAP(psm: nil)
-        {
-            useL2CAP(socket)
-            return
-        }
-        use(
-            try await GattMessageChannel.connected(
-                client, connection: connection, expectedIdent: ident, options: channelOptions))
-    }
-
-    private func useL2CAP(_ socket: any MdocL2CAPChannel) {
-        result.overL2CAP = true
-        tellConnected()
-        use(L2CAPMessageChannel(channel: socket, maximumMessageSize: setup.configuration.maxMessageSize))
-    }
-
-    /// Makes `channel` the one in use: its events become inputs of this generation, and a
-    /// GATT channel's start is told as the reader connecting.
-    private func use(_ channel: any MessageChannel) {
-        generation += 1
-        self.channel = channel
-        channelClosed = false
-        let (continuation, generation) = (continuation, generation)
-        tasks.append(
-            Task {
-                while let event = await channel.receive(timeout: nil) {
-                    continuation.yield(.channel(event, generation: generation))
-                    if case .closed = event { return }
-                }
-            })
-        if let channel = channel as? GattMessageChannel {
-            tasks.append(
-                Task { [bound = setup.timeouts.session] in
-                    if await channel.waitUntilStarted(timeout: bound) {
-                        continuation.yield(.started(generation: generation))
-                    }
-                })
-        }
-    }
-
-    /// A reader opened our L2CAP channel: taken only before a GATT session started, as a
-    /// reader uses one or the other.
-    private func l2capConnected(_ socket: any MdocL2CAPChannel, _ links: HolderLinks) async {
-        guard !result.overL2CAP, await links.gatt?.hasStarted != true else {
-            socket.close()
-            return
-        }
-        if readerArrivedAt == nil { readerArrivedAt = .now }
-        useL2CAP(socket)
-    }
-
-    // MARK: - Inputs
-
-    private func handle(_ input: Input, _ links: HolderLinks) async {
+    /// Takes one input; returns what to do, in order.
+    mutating func handle(_ input: Input, at now: Moment) -> [Action] {
+        var actions: [Action] = []
+        var outputs: [HolderOutput] = []
         switch input {
-        case .channel(let event, let generation):
-            guard generation == self.generation, !channelClosed else { return }
-            switch event {
-            case .message(let message):
-                // The start's own input may come after the first message.
-                tellConnected()
-                messageReceived = true
-                holderOutputs += holder.receive(message, at: Date())
-            case .closed(let reason):
-                closed(reason)
-            }
+        case .advertising:
+            actions.append(.report(.advertising(engagement)))
+        case .readerArrived(let mode):
+            outcome.mode = mode
+            if readerArrivedAt == nil { readerArrivedAt = now.instant }
+        case .channelOpened(let overL2CAP):
+            actions += channelOpened(overL2CAP: overL2CAP, at: now)
         case .started(let generation):
-            if generation == self.generation { tellConnected() }
-        case .l2capConnected(let socket):
-            await l2capConnected(socket, links)
+            if generation == self.generation, channelOpen { actions += tellConnected() }
+        case .channel(let event, let generation):
+            guard generation == self.generation, channelOpen else { break }
+            (actions, outputs) = channelEvent(event, at: now)
+        case .l2capOffered(let gattStarted):
+            let taken = !outcome.overL2CAP && !gattStarted && phase != .finished
+            actions.append(taken ? .acceptL2CAP : .refuseL2CAP)
         case .decided(let decision):
-            holderOutputs += holder.consent(decision)
-        case .tick:
-            await tick()
+            outputs = holder.consent(decision, at: now.date)
+        case .tick(let waiting):
+            (actions, outputs) = tick(outputWaitingSince: waiting, at: now)
+        case .sendFailed:
+            outputs = closed(.disconnected)
+        case .closeFinished(let reason, let began):
+            closing = false
+            if !reason.isOrderly, now.instant - began >= timeouts.drain {
+                outcome.timedOut = outcome.timedOut ?? .drain
+            }
+            outputs = closed(reason)
+        }
+        return actions + route(outputs, at: now)
+    }
+
+    // MARK: - The channel
+
+    private mutating func channelOpened(overL2CAP: Bool, at now: Moment) -> [Action] {
+        generation += 1
+        if readerArrivedAt == nil { readerArrivedAt = now.instant }
+        if case .ending = phase {} else { phase = .connected }
+        guard overL2CAP else { return [] }
+        outcome.overL2CAP = true
+        return tellConnected()
+    }
+
+    private mutating func channelEvent(_ event: MessageChannelEvent, at now: Moment) -> ([Action], [HolderOutput]) {
+        switch event {
+        case .message(let message):
+            // The start's own input may come after the first message.
+            let told = tellConnected()
+            messageReceived = true
+            return (told, holder.receive(message, at: now.date))
+        case .closed(let reason):
+            return ([], closed(reason))
         }
     }
 
-    private func tellConnected() {
-        guard !connectedTold else { return }
+    private mutating func tellConnected() -> [Action] {
+        guard !connectedTold else { return [] }
         connectedTold = true
-        observer(.readerConnected)
+        return [.report(.readerConnected)]
     }
 
     /// The channel in use is over for `reason` (the peer's end, a disconnect, a protocol
     /// error); the engine hears the transport closed.
-    private func closed(_ reason: BLESessionEndReason) {
-        guard !channelClosed else { return }
-        channelClosed = true
-        if result.transportEnd == nil { result.transportEnd = reason }
-        holderOutputs += holder.transportClosed()
+    private mutating func closed(_ reason: BLESessionEndReason) -> [HolderOutput] {
+        guard channelOpen else { return [] }
+        phase = .finished
+        if outcome.transportEnd == nil { outcome.transportEnd = reason }
+        return holder.transportClosed()
     }
 
     // MARK: - The clock
 
-    private func startClock() {
-        let continuation = continuation
-        tasks.append(
-            Task { [tickInterval = setup.tickInterval] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: tickInterval)
-                    continuation.yield(.tick)
-                }
-            })
-    }
-
-    private func tick() async {
-        let now = ContinuousClock.now
-        holderOutputs += holder.tick(at: Date())
-        let drain = setup.timeouts.drain
-        let waiting = await channel?.outputWaitingSince
-        if [waiting, endingSince].contains(where: { $0.map { now - $0 >= drain } ?? false }) {
+    private mutating func tick(outputWaitingSince waiting: ContinuousClock.Instant?, at now: Moment)
+        -> ([Action], [HolderOutput])
+    {
+        var outputs = holder.tick(at: now.date)
+        guard channelOpen else { return ([], outputs) }
+        var endingSince: ContinuousClock.Instant?
+        if case .ending(let since) = phase { endingSince = since }
+        if [waiting, endingSince].contains(where: { $0.map { now.instant - $0 >= timeouts.drain } ?? false }) {
             // The reader does not take what is queued (it never subscribed, or stopped
             // reading), or the link outlives the session: drop it.
-            result.timedOut = result.timedOut ?? .drain
-            await dropLink()
-        } else if endingSince == nil, let arrived = readerArrivedAt {
-            let elapsed = now - arrived
-            let timeouts = setup.timeouts
-            let limit: ProximityTimeout? =
-                !messageReceived && elapsed >= timeouts.firstRequest
-                ? .firstRequest : elapsed >= timeouts.session ? .session : nil
-            if let limit {
-                result.timedOut = limit
-                endingSince = now
-                let ending = holder.end()
-                holderOutputs += ending
-                // The engine had already ended, or never started: end the link the same way.
-                if ending.isEmpty { await endLink(readerEnded: false) }
+            outcome.timedOut = outcome.timedOut ?? .drain
+            outputs += closed(.disconnected)
+            return ([.drop], outputs)
+        }
+        guard endingSince == nil, let arrived = readerArrivedAt else { return ([], outputs) }
+        let elapsed = now.instant - arrived
+        let limit: ProximityTimeout? =
+            !messageReceived && elapsed >= timeouts.firstRequest
+            ? .firstRequest : elapsed >= timeouts.session ? .session : nil
+        guard let limit else { return ([], outputs) }
+        outcome.timedOut = limit
+        phase = .ending(since: now.instant)
+        let ending = holder.end()
+        // The engine had already ended, or never started: end the link the same way.
+        return (ending.isEmpty ? endLink(readerEnded: false, at: now) : [], outputs + ending)
+    }
+
+    // MARK: - The engine's outputs
+
+    /// Carries out the engine's outputs in order; those they bring (the link closing) follow.
+    private mutating func route(_ outputs: [HolderOutput], at now: Moment) -> [Action] {
+        var queue = outputs[...]
+        var actions: [Action] = []
+        while let output = queue.popFirst() {
+            switch output {
+            case .send(let bytes):
+                if channelOpen { actions.append(.send(bytes)) }
+            case .consentNeeded(let request):
+                actions.append(.askConsent(request))
+            case .responded(let records):
+                outcome.records += records
+                actions.append(.report(.responded(records)))
+            case .requestReceived(let docTypes, let requester):
+                actions.append(.report(.requestReceived(docTypes: docTypes, requester: requester)))
+            case .terminated(let reason):
+                outcome.holderEnd = reason
+                actions += endLink(readerEnded: reason == .readerEnded, at: now)
             }
         }
+        return actions
     }
 
-    /// Cuts the link now: the transport closed as far as the engine knows.
-    private func dropLink() async {
-        await channel?.drop()
-        closed(.disconnected)
-    }
-
-    // MARK: - Outputs
-
-    private func route(_ output: HolderOutput) async {
-        switch output {
-        case .send(let bytes):
-            await send(bytes)
-        case .consentNeeded(let request):
-            let (prompt, continuation) = (setup.consent, continuation)
-            consentTask = Task {
-                let decision = await prompt.decide(request)
-                continuation.yield(.decided(decision))
-            }
-        case .responded(let records):
-            result.records += records
-            observer(.responded(records))
-        case .requestReceived(let docTypes, let requester):
-            observer(.requestReceived(docTypes: docTypes, requester: requester))
-        case .terminated(let reason):
-            result.holderEnd = reason
-            if endingSince == nil { endingSince = .now }
-            await endLink(readerEnded: reason == .readerEnded)
+    /// Ends the session on the link: the channel closes (what is queued drains within its
+    /// bound, then the transport's end: State 0x02 on GATT, the socket closing on L2CAP),
+    /// unless the reader ended it (status 20): it disconnects, nothing more is said, and the
+    /// link is let go as the session is over.
+    private mutating func endLink(readerEnded: Bool, at now: Moment) -> [Action] {
+        if readerEnded {
+            phase = .finished
+            return []
         }
-    }
-
-    /// Ends the session on the link. L2CAP, which has no State, closes the channel. On GATT
-    /// what is queued drains and State 0x02 follows, within the drain bound (past it the link
-    /// is dropped), unless the reader ended the session (status 20): it disconnects, and the
-    /// link is let go when the loop ends.
-    private func endLink(readerEnded: Bool) async {
-        guard let channel, !channelClosed else { return }
-        if result.overL2CAP {
-            if result.transportEnd == nil { result.transportEnd = readerEnded ? .peerEnded : .localEnded }
-            channelClosed = true
-            await channel.close()
-        } else if !readerEnded {
-            let began = ContinuousClock.now
-            let reason = await channel.close()
-            if !reason.isOrderly, ContinuousClock.now - began >= setup.timeouts.drain {
-                result.timedOut = result.timedOut ?? .drain
-            }
-            closed(reason)
-        }
-    }
-
-    /// Sends a message. GATT queues it (its chunks go out as the reader takes them, the clock
-    /// watches it wait); on L2CAP a reader that stops reading blocks the socket, so after the
-    /// drain bound the channel is closed (which ends the send) and the link is dropped.
-    private func send(_ message: [UInt8]) async {
-        guard let channel, !channelClosed else { return }
-        guard result.overL2CAP else {
-            if (try? await channel.send(message)) == nil { closed(.disconnected) }
-            return
-        }
-        let watchdog = Task { [limit = setup.timeouts.drain] in
-            do {
-                try await Task.sleep(for: limit)
-            } catch {
-                return false
-            }
-            await channel.close()
-            return true
-        }
-        let sent = (try? await channel.send(message)) != nil
-        watchdog.cancel()
-        if await watchdog.value {
-            result.timedOut = result.timedOut ?? .drain
-            await dropLink()
-        } else if !sent {
-            closed(.disconnected)
-        }
-    }
-
-    // MARK: - The end
-
-    /// Whether the session is over: the link closed (or was dropped), or the reader ended it
-    /// (status 20: it disconnects, nothing more is said).
-    private var isFinished: Bool {
-        channelClosed || (holder.isEnded && result.holderEnd == .readerEnded)
-    }
-
-    private func release(_ links: HolderLinks) async {
-        await channel?.drop()
-        await links.release()
-        continuation.finish()
-    }
-
-    private func cancelTasks() {
-        for task in tasks { task.cancel() }
-        consentTask?.cancel()
+        if case .connected = phase { phase = .ending(since: now.instant) }
+        guard channelOpen, !closing else { return [] }
+        closing = true
+        return [.close]
     }
 }

@@ -109,11 +109,11 @@ public struct ProximityHolder: Sendable {
         defer { listener?.close() }
         let engagement = makeEngagement(eDeviceKey.publicKey, l2capPSM: listener?.psm)
         showEngagement(engagement)
-        let loop = try HolderLoop(
+        let driver = HolderLoopDriver(
             self, engagement: engagement, eDeviceKey: eDeviceKey, listener: listener, progress: progress,
             observer: observer)
-        loop.result.l2capUnavailable = l2capUnavailable
-        return try await loop.run()
+        driver.setL2CAPUnavailable(l2capUnavailable)
+        return try await driver.run()
     }
 
     /// A fresh engagement offering the modes whose link is given, each under a new random

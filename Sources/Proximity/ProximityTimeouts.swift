@@ -38,8 +38,3 @@ public enum ProximityTimeout: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
-
-extension Duration {
-    /// In seconds, for comparing with `Date` intervals.
-    var timeInterval: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

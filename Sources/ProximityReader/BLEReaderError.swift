@@ -36,8 +36,3 @@ public enum BLEReaderError: Error, Sendable, CustomStringConvertible {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 }
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

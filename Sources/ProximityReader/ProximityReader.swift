@@ -163,7 +163,7 @@ public struct ProximityReader: Sendable {
             return ReaderConnection(channel: channel, overL2CAP: true, mtu: nil) { await gatt.close() }
         case nil:
             await gatt.close()
-            throw .holderDidNotStart(seconds: timeout.seconds)
+            throw .holderDidNotStart(seconds: timeout / .seconds(1))
         }
     }
 

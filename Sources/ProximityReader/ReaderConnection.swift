@@ -49,7 +49,7 @@ public struct ReaderConnection: Sendable {
         case .closed(.protocolError(let error))?: throw .chunkError(error)
         case .closed(.peerEnded)?: return .holderEnded(byState: !overL2CAP)
         case .closed?: return .holderEnded(byState: false)
-        case nil: throw .noResponse(seconds: timeout.seconds)
+        case nil: throw .noResponse(seconds: timeout / .seconds(1))
         }
     }
 

@@ -1,3 +1,4 @@
+import Base64
 import JOSE
 
 /// One Disclosure (RFC 9901 section 4.2): the salt, the claim name (none for an array
@@ -19,14 +20,11 @@ public struct Disclosure: Sendable, Hashable {
     ///   JSON array of a string salt, a string claim name other than `_sd` and `...`, and a
     ///   value (or of a salt and a value, for an array element).
     public init(encoded: String, index: Int = 0) throws(SDJWTError) {
-        guard let bytes = JOSEBase64URL.decode(encoded) else {
+        guard let bytes = Base64URL.decode(encoded) else {
             throw .invalidDisclosure(index: index, reason: "not base64url")
         }
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsing: bytes)
-        } catch {
-            throw .invalidDisclosure(index: index, reason: "not JSON (\(error))")
+        let json = try JSONValue(parsing: bytes) { error in
+            SDJWTError.invalidDisclosure(index: index, reason: "not JSON (\(error))")
         }
         guard let elements = json.arrayValue, elements.count == 2 || elements.count == 3 else {
             throw .invalidDisclosure(index: index, reason: "not a JSON array of 2 or 3 elements")
@@ -54,7 +52,7 @@ public struct Disclosure: Sendable, Hashable {
     public init(salt: String, claimName: String?, value: JSONValue) {
         let array: JSONValue =
             claimName.map { .array([.string(salt), .string($0), value]) } ?? .array([.string(salt), value])
-        self.encoded = JOSEBase64URL.encode(array.serialized)
+        self.encoded = Base64URL.encode(array.serialized)
         self.salt = salt
         self.claimName = claimName
         self.value = value

@@ -1,5 +1,6 @@
 import Foundation
 import JOSE
+import OAuthWeb
 
 /// JWT VC Issuer Metadata (IETF SD-JWT VC, section "JWT VC Issuer Metadata"): what an issuer
 /// publishes at `/.well-known/jwt-vc-issuer` (inserted between the host and the path of its
@@ -31,16 +32,13 @@ public struct JWTVCIssuerMetadata: Sendable {
     ///
     /// - Throws: ``SDJWTError/issuerNotTrusted(_:)`` saying what is wrong with it.
     public init(body: [UInt8], issuer: String) throws(SDJWTError) {
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsing: body)
-        } catch {
-            throw .issuerNotTrusted("the issuer's jwt-vc-issuer metadata is not JSON (\(error))")
+        let json = try JSONValue(parsing: body) { error in
+            SDJWTError.issuerNotTrusted("the issuer's jwt-vc-issuer metadata is not JSON (\(error))")
         }
         guard let stated = json["issuer"]?.stringValue else {
             throw .issuerNotTrusted("the issuer's jwt-vc-issuer metadata has no issuer")
         }
-        guard Self.same(stated, issuer) else {
+        guard IssuerIdentifier.same(stated, issuer) else {
             throw .issuerNotTrusted("the jwt-vc-issuer metadata is for another issuer than the credential's iss")
         }
         self.issuer = stated
@@ -81,14 +79,5 @@ public struct JWTVCIssuerMetadata: Sendable {
         }
         guard !keys.isEmpty else { throw .issuerNotTrusted("the issuer's JWK Set has no key this holder can use") }
         return keys
-    }
-
-    private static func same(_ a: String, _ b: String) -> Bool {
-        func trimmed(_ s: String) -> Substring {
-            var t = Substring(s)
-            while t.hasSuffix("/") { t.removeLast() }
-            return t
-        }
-        return trimmed(a) == trimmed(b)
     }
 }

@@ -1,3 +1,4 @@
+import Base64
 import JOSE
 import MdocCrypto
 
@@ -33,6 +34,6 @@ public enum SDHashAlgorithm: String, Sendable, CaseIterable, Hashable {
     /// base64url(hash(ASCII(text))): the digest of a Disclosure as it travelled, and the
     /// `sd_hash` of a presentation.
     public func digest(ofASCII text: String) -> String {
-        JOSEBase64URL.encode(Digest.hash(Array(text.utf8), algorithm: digestAlgorithm))
+        Base64URL.encode(Digest.hash(Array(text.utf8), algorithm: digestAlgorithm))
     }
 }

@@ -1,3 +1,4 @@
+import Base64
 import JOSE
 import MdocCrypto
 
@@ -49,7 +50,7 @@ public struct SDJWTIssuance: Sendable {
 
     /// 128 random bits, base64url (RFC 9901 section 9.3 asks for at least 128).
     public static func randomSalt() -> String {
-        JOSEBase64URL.encode(SecureRandom.bytes(16))
+        Base64URL.encode(SecureRandom.bytes(16))
     }
 
     private func value(_ value: JSONValue, at path: ClaimPath, salt: () -> String, into out: inout [Disclosure])

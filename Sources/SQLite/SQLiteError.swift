@@ -4,6 +4,7 @@ import CSQLite
 ///
 /// Messages come from `sqlite3_errmsg` (or `sqlite3_errstr` when there is no connection) and
 /// name tables, columns and constraints, never bound values; this type adds nothing else.
+/// Only this module makes one (the memberwise initializer is internal).
 public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The extended result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT_UNIQUE`, ...).
     public var code: Int32
@@ -11,12 +12,6 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// What was being done: "open", "prepare", "step", "bind", "begin transaction", ...
     public var operation: String
-
-    public init(code: Int32, message: String, operation: String) {
-        self.code = code
-        self.message = message
-        self.operation = operation
-    }
 
     /// The primary result code (the low byte of ``code``).
     public var primaryCode: Int32 { code & 0xFF }

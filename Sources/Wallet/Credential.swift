@@ -6,11 +6,12 @@ import MdocCrypto
 import SecureArea
 
 /// What `list` shows of a stored credential: metadata and element identifiers, never values.
+/// Made by the store only (its memberwise initializer is internal).
 public struct CredentialSummary: Sendable, Hashable, Codable {
     /// 16 hex digits, random.
     public var id: String
     /// `mso_mdoc` or `dc+sd-jwt` (the OpenID4VP format identifiers).
-    public var format: String
+    public var format: String = "mso_mdoc"
     /// The mdoc's docType, or the SD-JWT VC's `vct`.
     public var docType: String
     /// Subject of the document signer certificate (nil when it could not be read at import).
@@ -33,80 +34,38 @@ public struct CredentialSummary: Sendable, Hashable, Codable {
     /// How many of them were never presented yet.
     public var unusedCopies: Int?
 
-    public init(
-        id: String, format: String = "mso_mdoc", docType: String, issuerSubject: String?, validFrom: Date,
-        validUntil: Date, importedAt: Date, elements: [String], problem: String? = nil, receivedFrom: String? = nil,
-        copies: Int? = nil, unusedCopies: Int? = nil
-    ) {
-        self.receivedFrom = receivedFrom
-        self.copies = copies
-        self.unusedCopies = unusedCopies
-        self.problem = problem
-        self.id = id
-        self.format = format
-        self.docType = docType
-        self.issuerSubject = issuerSubject
-        self.validFrom = validFrom
-        self.validUntil = validUntil
-        self.importedAt = importedAt
-        self.elements = elements
-    }
-
     /// Whether the MSO is valid at `time`.
     public func isValid(at time: Date = Date()) -> Bool { validFrom <= time && time <= validUntil }
 }
 
 /// What `show` shows: the summary, what the MSO says, and element values only when asked.
+/// Made by the store only (its memberwise initializer is internal).
 public struct CredentialDetail: Sendable, Hashable, Codable {
     /// One element of the credential.
     public struct Element: Sendable, Hashable, Codable {
         /// "namespace:element", or an SD-JWT VC's claim path.
-        public var id: String
+        public let id: String
         /// The value in CBOR diagnostic notation (byte strings elided, with their length), or
         /// JSON for an SD-JWT VC claim; nil unless values were asked for.
-        public var value: String?
-
-        public init(id: String, value: String?) {
-            self.id = id
-            self.value = value
-        }
+        public let value: String?
     }
 
-    public var id: String
+    public let id: String
     /// `mso_mdoc` or `dc+sd-jwt`.
-    public var format: String
-    public var docType: String
-    public var issuerSubject: String?
-    public var validFrom: Date
-    public var validUntil: Date
+    public let format: String
+    public let docType: String
+    public let issuerSubject: String?
+    public let validFrom: Date
+    public let validUntil: Date
     /// MSO validityInfo.signed and expectedUpdate (an SD-JWT VC's `iat`).
-    public var signed: Date
-    public var expectedUpdate: Date?
-    public var importedAt: Date
+    public let signed: Date
+    public let expectedUpdate: Date?
+    public let importedAt: Date
     /// MSO digestAlgorithm ("SHA-256", ...), an SD-JWT's `_sd_alg` ("sha-256", ...).
-    public var digestAlgorithm: String
+    public let digestAlgorithm: String
     /// Curve of the device key the MSO binds the credential to ("P-256", ...).
-    public var deviceKeyCurve: String
-    public var elements: [Element]
-
-    public init(
-        id: String, format: String = "mso_mdoc", docType: String, issuerSubject: String?, validFrom: Date,
-        validUntil: Date, signed: Date, expectedUpdate: Date?, importedAt: Date, digestAlgorithm: String,
-        deviceKeyCurve: String, elements: [Element]
-    ) {
-        self.id = id
-        self.format = format
-        self.docType = docType
-        self.issuerSubject = issuerSubject
-        self.validFrom = validFrom
-        self.validUntil = validUntil
-        self.signed = signed
-        self.expectedUpdate = expectedUpdate
-        self.importedAt = importedAt
-        self.digestAlgorithm = digestAlgorithm
-        self.deviceKeyCurve = deviceKeyCurve
-        self.elements = elements
-    }
+    public let deviceKeyCurve: String
+    public let elements: [Element]
 }
 
 /// A credential as the presentation engines use it: the issuer-signed data exactly as

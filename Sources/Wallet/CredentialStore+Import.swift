@@ -121,116 +121,15 @@ extension CredentialStore {
         return try withDatabase { (db) throws(WalletError) in
             try transaction(db) {
                 if isNew { try KeyRows.insert(key, into: db) }
+                try Self.refuseStored(checked, in: db)
                 var ids: [String] = []
                 for document in checked {
-                    let existing = try db.query(
-                        "SELECT id FROM credentials WHERE issuer_signed = ? LIMIT 1",
-                        [.blob(document.issuerSignedBytes)]
-                    ) { $0.text(0) ?? "" }
-                    if let id = existing.first { throw WalletError.alreadyStored(document: document.index, id: id) }
                     let id = try Self.newID(db, avoiding: ids)
-                    try db.run(
-                        """
-                        INSERT INTO credentials (id, doc_type, issuer_signed, key_id, issuer_subject,
-                            valid_from, valid_until, imported_at, elements)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                        [
-                            .text(id), .text(document.docType), .blob(document.issuerSignedBytes),
-                            .text(key.id), .text(document.issuerSubject),
-                            .real(document.validFrom.timeIntervalSince1970),
-                            .real(document.validUntil.timeIntervalSince1970),
-                            .real(importedAt.timeIntervalSince1970), .text(JSONList.encode(document.elements)),
-                        ])
+                    try Self.insertCredential(document, id: id, keyID: key.id, importedAt: importedAt, in: db)
                     ids.append(id)
                 }
                 return ids
             }
-        }
-    }
-
-    /// A document that passed every check, ready to store.
-    struct Checked {
-        var index: Int
-        var docType: String
-        var issuerSignedBytes: [UInt8]
-        var issuerSubject: String?
-        var validFrom: Date
-        var validUntil: Date
-        var elements: [String]
-    }
-
-    static func check(
-        _ entry: CredentialFile.Entry, publicKey: PublicKey, trustAnchors: [Certificate], verifyIssuer: Bool,
-        at time: Date, mismatch: (Int, String) -> WalletError
-    ) throws(WalletError) -> Checked {
-        let n = entry.index
-        // 1. Well-formed.
-        let issuerSigned: IssuerSigned
-        let mso: MobileSecurityObject
-        do {
-            issuerSigned = try IssuerSigned(bytes: entry.issuerSignedBytes)
-            mso = try issuerSigned.mobileSecurityObject().mso
-        } catch {
-            throw .malformedDocument(document: n, reason: "\(error)")
-        }
-        guard mso.digest != nil else {
-            throw .malformedDocument(document: n, reason: "unsupported MSO digest algorithm \(mso.digestAlgorithm)")
-        }
-        let msoKey: PublicKey
-        do {
-            msoKey = try mso.deviceKey.publicKey()
-        } catch {
-            throw .malformedDocument(document: n, reason: "the MSO device key is unusable: \(error)")
-        }
-        // 2. docType.
-        if let declared = entry.docType, declared != mso.docType {
-            throw .docTypeMismatch(document: n, documentDocType: declared, msoDocType: mso.docType)
-        }
-        // 3. Validity.
-        let validity = mso.validityInfo
-        if time < validity.validFrom {
-            throw .notYetValid(document: n, docType: mso.docType, validFrom: validity.validFrom)
-        }
-        if time > validity.validUntil {
-            throw .expired(document: n, docType: mso.docType, validUntil: validity.validUntil)
-        }
-        // 4. Issuer data authentication.
-        if verifyIssuer {
-            let result = IssuerDataAuthentication.verify(
-                issuerSigned, docType: mso.docType, trustAnchors: trustAnchors, at: time)
-            guard result.isValid else {
-                throw .issuerAuthenticationFailed(document: n, docType: mso.docType, failures: result.failures)
-            }
-        }
-        // 5. The device key.
-        guard publicKey == msoKey else { throw mismatch(n, mso.docType) }
-        return Checked(
-            index: n, docType: mso.docType, issuerSignedBytes: entry.issuerSignedBytes,
-            issuerSubject: documentSignerSubject(issuerSigned), validFrom: validity.validFrom,
-            validUntil: validity.validUntil, elements: StoredCredential.elements(of: issuerSigned))
-    }
-
-    /// The subject of the document signer certificate (x5chain's first), when it parses.
-    private static func documentSignerSubject(_ issuerSigned: IssuerSigned) -> String? {
-        guard let der = issuerSigned.issuerAuth.x5chain?.first else { return nil }
-        return try? Certificate(der: der).subject
-    }
-
-    /// A fresh random ID: 16 hex digits (64 bits), not in the store (mdocs and SD-JWT VCs) nor
-    /// in `avoiding`.
-    static func newID(_ db: SQLiteDatabase, avoiding: [String]) throws(SQLiteError) -> String {
-        while true {
-            let id = SecureRandom.bytes(8).map { byte in
-                let digits = Array("0123456789abcdef")
-                return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-            }.joined()
-            if avoiding.contains(id) { continue }
-            let taken = try db.query(
-                "SELECT 1 FROM credentials WHERE id = ?1 UNION ALL SELECT 1 FROM sd_jwt_credentials WHERE id = ?1",
-                [.text(id)]
-            ) { _ in true }
-            if taken.isEmpty { return id }
         }
     }
 }

@@ -4,72 +4,49 @@ import MdocCrypto
 import SQLite
 import SecureArea
 
-/// One copy of a credential an issuer sent, with the key it was asked for (made in a secure
-/// area for this issuance, not stored yet).
-public struct ReceivedCopy: Sendable {
-    /// The IssuerSigned CBOR as received.
-    public var issuerSignedBytes: [UInt8]
-    public var key: StoredKey
-
-    public init(issuerSignedBytes: [UInt8], key: StoredKey) {
-        self.issuerSignedBytes = issuerSignedBytes
-        self.key = key
-    }
-}
-
-/// Where a received credential came from: what the store keeps beside it.
-///
-/// `description` names the issuer only, never the token.
-public struct IssuanceSource: Sendable, Hashable, CustomStringConvertible {
-    /// The Credential Issuer Identifier.
-    public var issuer: String
-    /// The issuer's display name (metadata), or its host.
-    public var issuerName: String
-    /// `notification_id` and the notification endpoint, when the issuer wants notifications.
-    public var notificationID: String?
-    public var notificationEndpoint: String?
-    /// The access token a later `credential_deleted` notification is sent with: kept only for
-    /// a Bearer token (a DPoP-bound token needs the issuance's ephemeral key, which is gone).
-    /// A secret: stored in the 0600 store, deleted with the credential, never shown.
-    public var notificationToken: String?
-    public var description: String { "IssuanceSource(\(issuer))" }
-
-    /// How the issuer was authenticated, for the history (its TLS host).
-    public var authentication: String {
-        IssuanceSource.host(issuer).map { "TLS certificate of \($0)" } ?? "TLS"
-    }
-
-    private static func host(_ url: String) -> String? {
-        guard let components = URLComponents(string: url), let host = components.host else { return nil }
-        return components.port.map { "\(host):\($0)" } ?? host
-    }
-
-    public init(
-        issuer: String, issuerName: String, notificationID: String? = nil, notificationEndpoint: String? = nil,
-        notificationToken: String? = nil
-    ) {
-        self.issuer = issuer
-        self.issuerName = issuerName
-        self.notificationID = notificationID
-        self.notificationEndpoint = notificationEndpoint
-        self.notificationToken = notificationToken
-    }
-}
-
-/// The notification a deleted credential owes its issuer (OpenID4VCI `credential_deleted`).
-///
-/// `description` never shows the token.
-public struct PendingNotification: Sendable, Hashable, CustomStringConvertible {
-    public var notificationID: String
-    public var endpoint: String
-    public var issuer: String
-    /// The Bearer access token of the issuance (a secret).
-    public var token: String
-
-    public var description: String { "PendingNotification(\(issuer))" }
+/// What an issuer sent for one credential configuration, one credential per key.
+public enum IssuedCredentials: Sendable {
+    /// IssuerSigned CBOR (mso_mdoc).
+    case mdoc([[UInt8]])
+    /// Compact SD-JWT VCs (dc+sd-jwt).
+    case sdJWT([String])
 }
 
 extension CredentialStore {
+    /// Stores what an issuer sent for one credential configuration, bound to `keys` (made in a
+    /// secure area for this issuance): every copy is checked as a file import is, and stored
+    /// with its key, or none is. `docType` is the offered doc type (an SD-JWT VC's `vct`).
+    ///
+    /// Each credential is parsed once: the key it is bound to is the one its MSO's deviceKey
+    /// (an SD-JWT VC's `cnf.jwk`) names; one that names none of `keys` is refused.
+    ///
+    /// - Returns: the new IDs: one for an mdoc and all its copies, one per SD-JWT VC.
+    public func receive(
+        _ credentials: IssuedCredentials, keys: [StoredKey], docType: String, from source: IssuanceSource,
+        trustAnchors: [Certificate], at time: Date = Date(), completingPending pendingID: String? = nil
+    ) throws(WalletError) -> [String] {
+        switch credentials {
+        case .sdJWT(let compacts):
+            return try receiveSDJWT(
+                compacts, keys: keys, vct: docType, from: source, trustAnchors: trustAnchors, at: time,
+                completingPending: pendingID)
+        case .mdoc(let issuerSigned):
+            guard issuerSigned.count == keys.count else {
+                throw .malformedDocument(
+                    document: 1, reason: "the issuer sent \(issuerSigned.count) credentials for \(keys.count) keys")
+            }
+            var remaining: [(key: StoredKey, publicKey: PublicKey)] = []
+            for key in keys { remaining.append((key, try Self.publicKey(of: key))) }
+            let checked = try Self.checkCopies(issuerSigned, docType: docType, trustAnchors: trustAnchors, at: time) {
+                document in
+                // A credential whose MSO names none of our keys keeps its position's key (the
+                // check then refuses it).
+                remaining.remove(at: remaining.firstIndex { $0.publicKey == document.deviceKey } ?? 0)
+            }
+            return [try storeReceived(checked, docType: docType, from: source, at: time, completingPending: pendingID)]
+        }
+    }
+
     /// Checks every copy an issuer sent and stores them as one credential, with their keys, in
     /// one transaction: every copy is stored or none.
     ///
@@ -87,61 +64,68 @@ extension CredentialStore {
         _ copies: [ReceivedCopy], docType: String, from source: IssuanceSource, trustAnchors: [Certificate],
         at time: Date = Date(), completingPending pendingID: String? = nil
     ) throws(WalletError) -> String {
-        guard !copies.isEmpty else { throw .nothingToImport(reason: "the issuer sent no credential") }
-        var checked: [Checked] = []
-        for (offset, copy) in copies.enumerated() {
-            let publicKey: PublicKey
-            do {
-                publicKey = try copy.key.publicKey()
-            } catch {
-                throw .secureArea(error)
-            }
-            let entry = CredentialFile.Entry(
-                index: offset + 1, docType: docType, issuerSignedBytes: copy.issuerSignedBytes)
-            let document = try Self.check(
-                entry, publicKey: publicKey, trustAnchors: trustAnchors, verifyIssuer: true, at: time
-            ) { n, docType in .keyDoesNotMatch(keyID: copy.key.id, document: n, docType: docType) }
-            if let first = checked.first(where: { $0.issuerSignedBytes == document.issuerSignedBytes }) {
-                throw .duplicateDocument(document: entry.index, sameAs: first.index)
-            }
-            checked.append(document)
+        var keys = copies.map(\.key)[...]
+        let checked = try Self.checkCopies(
+            copies.map(\.issuerSignedBytes), docType: docType, trustAnchors: trustAnchors, at: time
+        ) { _ throws(WalletError) in
+            let key = keys.removeFirst()
+            return (key, try Self.publicKey(of: key))
         }
-        let first = checked[0]
+        return try storeReceived(checked, docType: docType, from: source, at: time, completingPending: pendingID)
+    }
+
+    private static func publicKey(of key: StoredKey) throws(WalletError) -> PublicKey {
+        do {
+            return try key.publicKey()
+        } catch {
+            throw .secureArea(error)
+        }
+    }
+
+    /// Parses and checks each copy in order, with the key `keyFor` gives it.
+    private static func checkCopies(
+        _ issuerSigned: [[UInt8]], docType: String, trustAnchors: [Certificate], at time: Date,
+        keyFor: (ParsedDocument) throws(WalletError) -> (key: StoredKey, publicKey: PublicKey)
+    ) throws(WalletError) -> [(document: Checked, key: StoredKey)] {
+        guard !issuerSigned.isEmpty else { throw .nothingToImport(reason: "the issuer sent no credential") }
+        var checked: [(document: Checked, key: StoredKey)] = []
+        for (offset, bytes) in issuerSigned.enumerated() {
+            let parsed = try parse(CredentialFile.Entry(index: offset + 1, docType: docType, issuerSignedBytes: bytes))
+            let key = try keyFor(parsed)
+            let document = try check(
+                parsed, publicKey: key.publicKey, trustAnchors: trustAnchors, verifyIssuer: true, at: time
+            ) { n, docType in .keyDoesNotMatch(keyID: key.key.id, document: n, docType: docType) }
+            if let first = checked.first(where: { $0.document.issuerSignedBytes == bytes }) {
+                throw .duplicateDocument(document: offset + 1, sameAs: first.document.index)
+            }
+            checked.append((document, key.key))
+        }
+        return checked
+    }
+
+    /// Stores checked copies as one credential with their keys, in one transaction; records
+    /// the history's `received` entry.
+    private func storeReceived(
+        _ checked: [(document: Checked, key: StoredKey)], docType: String, from source: IssuanceSource, at time: Date,
+        completingPending pendingID: String?
+    ) throws(WalletError) -> String {
+        let first = checked[0].document
         let importedAt = Date()
         let id = try withDatabase { (db) throws(WalletError) in
             try transaction(db) {
                 if let pendingID {
-                    try Self.completePending(pendingID, keyIDs: copies.map(\.key.id), in: db)
+                    try Self.completePending(pendingID, keyIDs: checked.map(\.key.id), in: db)
                 } else {
-                    for copy in copies { try KeyRows.insert(copy.key, into: db) }
+                    for copy in checked { try KeyRows.insert(copy.key, into: db) }
                 }
-                for document in checked {
-                    let existing = try db.query(
-                        "SELECT id FROM credentials WHERE issuer_signed = ? LIMIT 1",
-                        [.blob(document.issuerSignedBytes)]
-                    ) { $0.text(0) ?? "" }
-                    if let id = existing.first { throw WalletError.alreadyStored(document: document.index, id: id) }
-                }
+                try Self.refuseStored(checked.map(\.document), in: db)
                 let id = try Self.newID(db, avoiding: [])
-                try db.run(
-                    """
-                    INSERT INTO credentials (id, doc_type, issuer_signed, key_id, issuer_subject, valid_from,
-                        valid_until, imported_at, elements, issuer, notification_id, notification_endpoint,
-                        notification_token)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .text(id), .text(first.docType), .blob(first.issuerSignedBytes), .text(copies[0].key.id),
-                        .text(first.issuerSubject), .real(first.validFrom.timeIntervalSince1970),
-                        .real(first.validUntil.timeIntervalSince1970), .real(importedAt.timeIntervalSince1970),
-                        .text(JSONList.encode(first.elements)), .text(source.issuer), .text(source.notificationID),
-                        .text(source.notificationEndpoint),
-                        .text(source.notificationID == nil ? nil : source.notificationToken),
-                    ])
-                for (n, document) in checked.enumerated() {
+                try Self.insertCredential(
+                    first, id: id, keyID: checked[0].key.id, importedAt: importedAt, source: source, in: db)
+                for (n, copy) in checked.enumerated() {
                     try db.run(
                         "INSERT INTO credential_copies (credential_id, copy, issuer_signed, key_id) VALUES (?, ?, ?, ?)",
-                        [.text(id), .integer(Int64(n)), .blob(document.issuerSignedBytes), .text(copies[n].key.id)])
+                        [.text(id), .integer(Int64(n)), .blob(copy.document.issuerSignedBytes), .text(copy.key.id)])
                 }
                 return id
             }
@@ -151,7 +135,7 @@ extension CredentialStore {
                 HistoryEntry(
                     time: time, channel: .issuance, requesterName: source.issuerName,
                     requesterIdentifier: source.issuer, authentication: source.authentication, docType: first.docType,
-                    elementsSent: first.elements, decision: .received, copies: copies.count))
+                    elementsSent: first.elements, decision: .received, copies: checked.count))
         } catch {
             // The credential is stored; a history write failure must not undo it.
         }

@@ -3,6 +3,7 @@ import JOSE
 import MdocCrypto
 import Presentation
 import SDJWT
+import SDJWTPresentable
 import SQLite
 import SecureArea
 

@@ -133,8 +133,16 @@ public final class CredentialStore: @unchecked Sendable {
 
     /// Runs `body` in one IMMEDIATE transaction on `db`, mapping errors.
     func transaction<R>(_ db: SQLiteDatabase, _ body: () throws -> R) throws(WalletError) -> R {
+        try db.storeTransaction(path: path, body)
+    }
+}
+
+extension SQLiteDatabase {
+    /// Runs `body` in one IMMEDIATE transaction on the store at `path`: a ``WalletError`` as
+    /// thrown, an SQLite error as the store's database error.
+    func storeTransaction<R>(path: String, _ body: () throws -> R) throws(WalletError) -> R {
         do {
-            return try db.transaction(.immediate, body)
+            return try transaction(.immediate, body)
         } catch let error as WalletError {
             throw error
         } catch let error as SQLiteError {
@@ -209,7 +217,7 @@ extension CredentialStore {
             }
         }
         return CredentialDetail(
-            id: row.id, docType: row.docType, issuerSubject: row.issuerSubject,
+            id: row.id, format: "mso_mdoc", docType: row.docType, issuerSubject: row.issuerSubject,
             validFrom: mso.validityInfo.validFrom, validUntil: mso.validityInfo.validUntil,
             signed: mso.validityInfo.signed, expectedUpdate: mso.validityInfo.expectedUpdate,
             importedAt: row.importedAt, digestAlgorithm: mso.digestAlgorithm,

@@ -157,24 +157,16 @@ enum Schema {
             try checkApplication(db, path: path)
             return initial
         }
-        do {
-            try db.transaction(.immediate) {
-                // Another process may have migrated between our read and our lock.
-                let version = try db.userVersion()
-                try check(version)
-                if version == 0 { try checkEmpty(db, path: path) }
-                for (index, migration) in migrations[version..<currentVersion].enumerated() {
-                    try db.execute(migration)
-                    try afterMigration(db, version + index + 1)
-                }
-                try db.setUserVersion(currentVersion)
+        try db.storeTransaction(path: path) {
+            // Another process may have migrated between our read and our lock.
+            let version = try db.userVersion()
+            try check(version)
+            if version == 0 { try checkEmpty(db, path: path) }
+            for (index, migration) in migrations[version..<currentVersion].enumerated() {
+                try db.execute(migration)
+                try afterMigration(db, version + index + 1)
             }
-        } catch let error as WalletError {
-            throw error
-        } catch let error as SQLiteError {
-            throw .database(path: path, error)
-        } catch {
-            throw .storeLocation(path: path, reason: "\(error)")
+            try db.setUserVersion(currentVersion)
         }
         try checkApplication(db, path: path)
         return initial

@@ -1,6 +1,7 @@
 /// A stored row that cannot be read back (the file was altered outside this program, or a
 /// disk error damaged it). The store keeps working around it: lists show it marked, presentation
-/// uses the other credentials. The reason names the column, never its content.
+/// uses the other credentials. The reason names the column, never its content. Only the store
+/// finds one (the memberwise initializer is internal).
 public struct UnreadableRow: Sendable, Hashable, Codable, CustomStringConvertible {
     /// A credential (its ID) or a history entry (its number).
     public enum Kind: String, Sendable, Hashable, Codable {
@@ -12,12 +13,6 @@ public struct UnreadableRow: Sendable, Hashable, Codable, CustomStringConvertibl
     /// The credential ID, or the history entry's number.
     public var id: String
     public var reason: String
-
-    public init(kind: Kind, id: String, reason: String) {
-        self.kind = kind
-        self.id = id
-        self.reason = reason
-    }
 
     /// What to do about it.
     public var remedy: String {

@@ -1,11 +1,13 @@
 import CBOR
 import Consent
+import ConsentPolicy
 import Foundation
 import ISO18013
 import MdocCrypto
 import Presentation
 import QRCode
 import SecureArea
+import TerminalConsent
 import Wallet
 
 /// The whole presentation path on one machine, in one process, with the committed test
@@ -40,21 +42,62 @@ struct Demo {
             key: try PrivateKey(pem: file(fixtures, "pki/reader.key.pem")),
             chain: try Certificate.parsePEM(file(fixtures, "pki/reader.pem")))
 
-        // 1. The holder's store, with the test mDL.
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("mdoc-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try importStore(in: dir, fixtures: fixtures, trustAnchors: iaca)
+        let (engagement, eDeviceKey) = try freshEngagement()
+
+        // 3. The reader scans it and asks, signing its request.
+        var readerSession = try ReaderSession(
+            engagement: DeviceEngagement(uri: engagement.uri), trustAnchors: iaca, identity: reader)
+        let establishment = try readerSession.establishment(requesting: [request])
+        section("3. Reader: SessionEstablishment, \(establishment.count) bytes, reader-authenticated")
+
+        // 4. The holder decrypts, authenticates the reader, asks the kiosk policy, answers.
+        let policy = try kioskPolicy(fixtures)
+        var holder = HolderSession(
+            engagement: engagement, eDeviceKey: eDeviceKey, credentials: try store.presentableCredentials(),
+            configuration: HolderConfiguration(readerTrustAnchors: readerCA, untrustedReaders: .refuse))
+        let (reply, records) = try await answer(
+            establishment, holder: &holder, policy: onTerminal ? nil : policy)
+        try store.record(records, channel: .ble)
+
+        // 5. The reader verifies everything.
+        guard case .response(let verified, _, _) = try readerSession.receive(reply) else {
+            throw DemoError("the holder sent no response")
+        }
+        printVerified(verified, replyBytes: reply.count)
+        _ = holder.transportClosed()
+
+        // 6. The history keeps who, when, what; never values.
+        section("6. Holder: history")
+        for h in try store.history() {
+            print(
+                "   \(RFC3339.string(from: h.time))  \(h.channel.rawValue)  \(h.requesterName)  \(h.docType)  \(h.decision.name): \(h.elementsSent.joined(separator: ", "))"
+            )
+        }
+        print(
+            "\n(The engines talked over memory here; `mdoc-holder present` and `mdoc-reader request` do it over Bluetooth LE.)"
+        )
+    }
+
+    /// 1. The holder's store, with the test mDL.
+    static func importStore(in dir: URL, fixtures: URL, trustAnchors: [Certificate]) throws -> CredentialStore {
         let store = try CredentialStore(path: dir.appendingPathComponent("wallet.sqlite").path, secureAreas: .inMemory)
-        let ids = try store.import(
+        _ = try store.import(
             fileBytes: [UInt8](Data(contentsOf: fixtures.appendingPathComponent("mdl.cbor"))),
-            deviceKeyPEM: file(fixtures, "mdl-device-key.pem"), trustAnchors: iaca)
+            deviceKeyPEM: file(fixtures, "mdl-device-key.pem"), trustAnchors: trustAnchors)
         section("1. Holder: imported the test mDL into a new store")
         for c in try store.list() {
             print(
                 "   \(c.id)  \(c.docType)  \(c.elements.count) elements, valid until \(RFC3339.string(from: c.validUntil))"
             )
         }
+        return store
+    }
 
-        // 2. A fresh engagement, as the QR code the reader scans.
+    /// 2. A fresh engagement, as the QR code the reader scans; and its ephemeral key.
+    static func freshEngagement() throws -> (DeviceEngagement, PrivateKey) {
         let eDeviceKey = try PrivateKey.generate(.p256)
         let engagement = DeviceEngagement(
             eDeviceKey: eDeviceKey.publicKey,
@@ -68,26 +111,24 @@ struct Demo {
         section("2. Holder: device engagement (fresh key)")
         print(try QRCode(text: engagement.uri).terminalString())
         print("   \(engagement.uri)")
+        return (engagement, eDeviceKey)
+    }
 
-        // 3. The reader scans it and asks, signing its request.
-        var readerSession = try ReaderSession(
-            engagement: DeviceEngagement(uri: engagement.uri), trustAnchors: iaca, identity: reader)
-        let ns = "org.iso.18013.5.1"
-        let request = ItemsRequest(
-            docType: "org.iso.18013.5.1.mDL",
-            nameSpaces: [
-                .init(
-                    ns,
-                    [
-                        .init("family_name"), .init("given_name"), .init("age_over_18"), .init("portrait"),
-                        .init("document_number", intentToRetain: true),
-                    ])
-            ])
-        let establishment = try readerSession.establishment(requesting: [request])
-        section("3. Reader: SessionEstablishment, \(establishment.count) bytes, reader-authenticated")
+    /// What the reader asks for (step 3).
+    static let request = ItemsRequest(
+        docType: "org.iso.18013.5.1.mDL",
+        nameSpaces: [
+            .init(
+                "org.iso.18013.5.1",
+                [
+                    .init("family_name"), .init("given_name"), .init("age_over_18"), .init("portrait"),
+                    .init("document_number", intentToRetain: true),
+                ])
+        ])
 
-        // 4. The holder decrypts, authenticates the reader, asks the kiosk policy, answers.
-        let policy = try PolicyConsent(
+    /// The kiosk policy (step 4): a trusted reader gets four of the elements it asks for.
+    static func kioskPolicy(_ fixtures: URL) throws -> PolicyConsent {
+        try PolicyConsent(
             text: """
                 [[rule]]
                 reader = "trusted"
@@ -95,9 +136,14 @@ struct Demo {
                 allow = ["org.iso.18013.5.1:family_name", "org.iso.18013.5.1:given_name",
                          "org.iso.18013.5.1:age_over_18", "org.iso.18013.5.1:portrait"]
                 """, baseDirectory: fixtures)
-        var holder = HolderSession(
-            engagement: engagement, eDeviceKey: eDeviceKey, credentials: try store.presentableCredentials(),
-            configuration: HolderConfiguration(readerTrustAnchors: readerCA, untrustedReaders: .refuse))
+    }
+
+    /// 4. The holder's side: it takes the establishment and its outputs are served until none
+    /// is left; consent from `policy`, or the terminal when nil. The reply and what the
+    /// history records.
+    static func answer(_ establishment: [UInt8], holder: inout HolderSession, policy: PolicyConsent?) async throws
+        -> (reply: [UInt8], records: [PresentationRecord])
+    {
         var outputs = holder.receive(establishment)
         var reply: [UInt8] = []
         var records: [PresentationRecord] = []
@@ -110,28 +156,28 @@ struct Demo {
                 )
             case .consentNeeded(let consent):
                 let decision: ConsentDecision
-                if onTerminal {
-                    decision = await TerminalConsentPrompt(io: try ControllingTerminal()).decide(consent)
-                } else {
+                if let policy {
                     decision = policy.decideNow(consent)
+                } else {
+                    decision = await TerminalConsentPrompt(io: try ControllingTerminal()).decide(consent)
                 }
                 let approved = decision.approved(for: request.docType).sorted().map(\.description)
                 print(
-                    "   \(onTerminal ? "you approved" : "kiosk policy approves"): \(approved.joined(separator: ", "))")
+                    "   \(policy == nil ? "you approved" : "kiosk policy approves"): \(approved.joined(separator: ", "))"
+                )
                 outputs += holder.consent(decision)
             case .send(let bytes): reply = bytes
             case .responded(let r): records += r
             case .terminated(let reason): print("   session ended: \(reason)")
             }
         }
-        try store.record(records, channel: .ble)
+        return (reply, records)
+    }
 
-        // 5. The reader verifies everything.
-        guard case .response(let verified, _, _) = try readerSession.receive(reply) else {
-            throw DemoError("the holder sent no response")
-        }
+    /// 5. What the reader verified, element by element.
+    static func printVerified(_ verified: VerifiedResponse, replyBytes: Int) {
         section(
-            "5. Reader: SessionData, \(reply.count) bytes, decrypted and verified: \(verified.isValid ? "VALID" : "NOT VALID")"
+            "5. Reader: SessionData, \(replyBytes) bytes, decrypted and verified: \(verified.isValid ? "VALID" : "NOT VALID")"
         )
         for doc in verified.documents {
             print(
@@ -142,19 +188,6 @@ struct Demo {
             }
             for n in doc.notReturned { print("   not returned: \(n.id)") }
         }
-        _ = holder.transportClosed()
-
-        // 6. The history keeps who, when, what; never values.
-        section("6. Holder: history")
-        for h in try store.history() {
-            print(
-                "   \(RFC3339.string(from: h.time))  \(h.channel.rawValue)  \(h.requesterName)  \(h.docType)  \(h.decision.name): \(h.elementsSent.joined(separator: ", "))"
-            )
-        }
-        print(
-            "\n(The engines talked over memory here; `mdoc-holder present` and `mdoc-reader request` do it over Bluetooth LE.)"
-        )
-        _ = ids
     }
 
     static func section(_ title: String) { print("\n" + title) }

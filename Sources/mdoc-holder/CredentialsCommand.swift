@@ -5,6 +5,7 @@ import CommandLineSupport
 import Foundation
 import JOSE
 import MdocCrypto
+import OnlineFlows
 import OnlineTransport
 import PrintableText
 import SDJWT
@@ -40,7 +41,6 @@ struct CredentialsCommand: ParsableCommand {
         var file: String
 
         @Option(
-            name: .customLong("device-key"),
             help: ArgumentHelp(
                 "PEM private key the credential was issued to; it goes into --secure-area (software: wrapped).",
                 valueName: "pem"))
@@ -60,14 +60,12 @@ struct CredentialsCommand: ParsableCommand {
         var trustAnchors: [String] = []
 
         @Flag(
-            name: .customLong("no-verify-issuer"),
             help:
                 "Do not verify issuer data authentication (signature, certificate chain, digests). For test credentials only."
         )
         var noVerifyIssuer = false
 
         @Flag(
-            name: .customLong("issuer-metadata"),
             help:
                 "SD-JWT VCs without x5c: fetch the issuer's keys from its /.well-known/jwt-vc-issuer over HTTPS (goes online)."
         )
@@ -167,13 +165,12 @@ struct CredentialsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the stored credentials (element identifiers, never values) and pending issuances.")
 
-        @Flag(help: "Print JSON.") var json = false
-        @OptionGroup var store: StoreOptions
+        @OptionGroup var listing: ListingOptions
 
         func run() throws {
-            let wallet = try store.openExisting()
+            let wallet = try listing.store.openExisting()
             let credentials = try wallet?.list() ?? []
-            if json { return try WalletCLI.printJSON(credentials) }
+            if try listing.printedJSON(credentials) { return }
             let pending = try wallet?.pendingIssuances() ?? []
             for p in pending {
                 Output.line(

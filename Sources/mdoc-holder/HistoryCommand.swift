@@ -14,15 +14,14 @@ struct HistoryCommand: ParsableCommand {
         abstract:
             "Show the presentation and issuance history (who asked or issued, when, which elements; never values).")
 
-    @Flag(help: "Print JSON.") var json = false
-    @OptionGroup var store: StoreOptions
+    @OptionGroup var listing: ListingOptions
 
     func run() throws {
-        let (entries, unreadable) = try store.openExisting()?.readHistory() ?? ([], [])
+        let (entries, unreadable) = try listing.store.openExisting()?.readHistory() ?? ([], [])
         for row in unreadable {
             WalletCLI.warn("warning: \(RemoteText.printable(String(describing: row), limit: 600))")
         }
-        if json { return try WalletCLI.printJSON(entries) }
+        if try listing.printedJSON(entries) { return }
         guard !entries.isEmpty else {
             WalletCLI.warn("No presentations or issuances yet.")
             return

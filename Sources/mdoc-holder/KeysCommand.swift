@@ -27,7 +27,6 @@ struct KeysCommand: ParsableCommand {
         var curve = "P-256"
 
         @Option(
-            name: .customLong("public-key-out"),
             help: ArgumentHelp("Write the public key (PEM) to this file.", valueName: "pem"))
         var publicKeyOut: String?
 
@@ -55,12 +54,11 @@ struct KeysCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the device keys: ID, secure area, curve, hardware-bound, credentials using it.")
 
-        @Flag(help: "Print JSON.") var json = false
-        @OptionGroup var store: StoreOptions
+        @OptionGroup var listing: ListingOptions
 
         func run() throws {
-            let keys = try store.openExisting()?.keySummaries() ?? []
-            if json { return try WalletCLI.printJSON(keys) }
+            let keys = try listing.store.openExisting()?.keySummaries() ?? []
+            if try listing.printedJSON(keys) { return }
             guard !keys.isEmpty else {
                 WalletCLI.warn("No keys stored. Make one with: mdoc-holder keys create [--secure-area tpm2]")
                 return
@@ -83,7 +81,6 @@ struct KeysCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The key ID (keys list).", valueName: "id")) var id: String
 
         @Flag(
-            name: .customLong("with-credentials"),
             help: "Delete the credentials bound to the key too (their history stays).")
         var withCredentials = false
 

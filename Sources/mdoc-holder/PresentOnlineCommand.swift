@@ -2,7 +2,9 @@ import ArgumentParser
 import CommandLineSupport
 import Consent
 import Foundation
+import HolderRuntime
 import MdocCrypto
+import OnlineFlows
 import OnlineTransport
 import OpenID4VP
 import PrintableText
@@ -31,93 +33,34 @@ struct PresentOnlineCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The authorization request URL.", valueName: "url"))
     var url: String
 
-    @Option(
-        name: .customLong("consent"),
-        help: ArgumentHelp(
-            "tty: ask on the controlling terminal; policy:FILE: answer from a kiosk policy file (docs/kiosk-policy.md).",
-            valueName: "tty|policy:FILE"))
-    var consent: String = "tty"
+    @OptionGroup var consentOptions: ConsentOptions
 
-    @Option(
-        name: .customLong("verifier-trust"),
-        help: ArgumentHelp(
-            "CA certificate (PEM or DER) that x509_san_dns / x509_hash verifiers' request signing certificates must chain to. Repeatable.",
-            valueName: "pem"))
-    var verifierTrust: [String] = []
-
-    @Option(
-        name: .customLong("verifiers"),
-        help: ArgumentHelp(
-            "File of pre-registered verifiers (client_id without prefix; see docs/online-presentation.md).",
-            valueName: "file"))
-    var verifiersFile: String?
-
-    @Option(
-        name: .customLong("tls-ca"),
-        help: ArgumentHelp(
-            "CA certificate (PEM or DER) trusted for HTTPS besides the system trust store. Repeatable; for private deployments and tests.",
-            valueName: "pem"))
-    var tlsCAs: [String] = []
-
-    @Option(
-        name: .customLong("http-timeout"),
-        help: ArgumentHelp(
-            "Deadline in seconds of each HTTPS exchange (connection, TLS, request and the whole answer; 1 to 3600, default 30).",
-            valueName: "seconds"))
-    var httpTimeout: Int?
+    @OptionGroup var online: OnlineTrustOptions
 
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        let setup:
-            (
-                prompt: any ConsentPrompt, trust: VerifierTrustConfiguration, tls: [Certificate],
-                wallet: CredentialStore
-            )
-        do {
-            setup = try prepare()
-        } catch {
-            WalletCLI.warn("mdoc-holder: \(error)")
-            throw ExitCode(2)
+        let setup = try await WalletCLI.exitOnError(2) { try prepare() }
+        let outcome = try await WalletCLI.exitOnError(1) {
+            try await setup.holder.presentOnline(url: url, consent: setup.prompt, events: Self.show)
         }
-        let outcome: OnlineOutcome
-        do {
-            outcome = try await OnlinePresentation.run(
-                url: url.trimmingCharacters(in: .whitespacesAndNewlines), store: setup.wallet, consent: setup.prompt,
-                verifierTrust: setup.trust, tlsCAs: setup.tls, limits: .deadline(seconds: httpTimeout),
-                events: Self.show)
-        } catch {
-            WalletCLI.warn("mdoc-holder: \(error)")
-            throw ExitCode(1)
-        }
-        report(outcome)
-        if !outcome.isSent { throw ExitCode(1) }
+        report(outcome.outcome)
+        let status = outcome.classification.onlineExitStatus
+        if status != 0 { throw ExitCode(status) }
     }
 
     /// Reads the options; every failure here is bad input.
-    private func prepare() throws -> (
-        prompt: any ConsentPrompt, trust: VerifierTrustConfiguration, tls: [Certificate], wallet: CredentialStore
-    ) {
+    private func prepare() throws -> (prompt: any ConsentPrompt, holder: Holder) {
         try Self.checkURL(url.trimmingCharacters(in: .whitespacesAndNewlines))
-        if let httpTimeout, !(1...3600).contains(httpTimeout) {
-            throw WalletCLIError("--http-timeout must be between 1 and 3600 seconds")
-        }
-        let prompt: any ConsentPrompt
-        switch try ConsentChoice(parsing: consent, allowed: [.tty, .policy]) {
-        case .policy(let path): prompt = try PolicyConsent(path: path)
-        case .tty, .agent: prompt = TerminalConsentPrompt(io: try ControllingTerminal())
-        }
-        let anchors = try verifierTrust.flatMap { try WalletCLI.readCertificates($0) }
-        let preRegistered = try verifiersFile.map { try PreRegisteredVerifierFile.load(path: $0) } ?? []
-        let trust = VerifierTrustConfiguration(trustAnchors: anchors, preRegistered: preRegistered)
-        let tls = try tlsCAs.flatMap { try WalletCLI.readCertificates($0) }
+        let settings = try online.settings()
+        let prompt = try consentOptions.prompt().prompt
         guard let wallet = try store.openExisting() else {
             throw WalletCLIError(
                 "no credential store at \(store.resolvedPath): import a credential first (mdoc-holder credentials import)"
             )
         }
         try wallet.checkKeysUsable()
-        return (prompt, trust, tls, wallet)
+        return (prompt, Holder(settings: settings, store: wallet, log: WalletCLI.holderLog))
     }
 
     /// Refuses what is not an OpenID4VP request URL at all (the request's own errors are the
@@ -162,18 +105,12 @@ struct PresentOnlineCommand: AsyncParsableCommand {
             }
         case .declined:
             Output.line("Declined" + (outcome.reportedToVerifier ? ": the verifier was told (access_denied)." : "."))
-        case .refused(let error):
-            let reported =
-                outcome.reportedToVerifier
-                ? "the verifier was told"
-                : (outcome.requester == nil ? "not reported: the request's origin is not proven" : "not reported")
-            WalletCLI.line("Refused: \(error.code.rawValue): \(error.description) (\(reported))")
-        case .rejectedByVerifier(let status):
-            Output.line("The verifier did not accept the response (HTTP \(status)).")
+        case .refused, .rejectedByVerifier:
+            let text = OnlinePresentationOutcome(outcome).description
+            WalletCLI.line(text.prefix(1).uppercased() + text.dropFirst())
         }
         if let redirect = outcome.redirectURI {
             Output.line("redirect_uri: \(RemoteText.printable(redirect))")
         }
-        for warning in outcome.warnings { WalletCLI.warn("warning: \(warning)") }
     }
 }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import HolderRuntime
+import Presentation
 import Proximity
 
 extension ProximityModeOption: ExpressibleByArgument {}
@@ -22,7 +24,6 @@ struct ProximityArguments: ParsableArguments {
     var l2cap = false
 
     @Option(
-        name: .customLong("max-chunk-size"),
         help: ArgumentHelp(
             "Cap each BLE chunk (header byte included) below min(512, ATT MTU - 3), for a controller that loses "
                 + "larger ATT packets.", valueName: "bytes"))
@@ -34,5 +35,35 @@ struct ProximityArguments: ParsableArguments {
 
     func validate() throws {
         if let problem = options.problem { throw ValidationError("--max-chunk-size: \(problem)") }
+    }
+}
+
+/// Who a proximity holder trusts and how it answers (`present` and `serve`, one parser for
+/// both): reader roots, the untrusted-reader policy, device authentication.
+struct ReaderTrustOptions: ParsableArguments {
+    @Option(
+        help: "Reader root certificate(s) (PEM or DER); readers chaining to one are trusted. Repeatable.")
+    var readerTrust: [String] = []
+
+    @Option(help: "What to do with an unauthenticated or untrusted reader: refuse, ask (with a warning) or allow.")
+    var untrustedReaders: String = "ask"
+
+    @Option(
+        help:
+            "How documents are authenticated: signature (deviceSignature) or mac (deviceMac, ECDH with the reader's key)."
+    )
+    var deviceAuth: String = "signature"
+
+    /// The holder's settings with these and `proximity`; the online settings at their defaults.
+    func settings(proximity: ProximityOptions) throws -> HolderSettings {
+        guard let policy = UntrustedReaderPolicy(rawValue: untrustedReaders) else {
+            throw ValidationError("--untrusted-readers must be refuse, ask or allow")
+        }
+        guard let mode = DeviceAuthMode(rawValue: deviceAuth) else {
+            throw ValidationError("--device-auth must be signature or mac, not \(deviceAuth)")
+        }
+        return HolderSettings(
+            readerTrust: try readerTrust.flatMap { try WalletCLI.readCertificates($0, what: "reader trust anchor") },
+            untrustedReaders: policy, deviceAuth: mode, proximity: proximity)
     }
 }

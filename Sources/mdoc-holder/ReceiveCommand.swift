@@ -2,7 +2,9 @@ import ArgumentParser
 import CommandLineSupport
 import Consent
 import Foundation
+import HolderRuntime
 import MdocCrypto
+import OnlineFlows
 import OnlineTransport
 import OpenID4VCI
 import PrintableText
@@ -44,20 +46,17 @@ struct ReceiveCommand: AsyncParsableCommand {
     var offer: String?
 
     @Option(
-        name: .customLong("wait"),
         help: ArgumentHelp(
             "When the issuer defers issuance, poll it (at its interval) for up to this many seconds; then keep it pending in the store (default 30).",
             valueName: "seconds"))
     var wait: Int = 30
 
     @Flag(
-        name: .customLong("pending"),
         help:
             "Resume the pending deferred issuances of the store (polled for up to --wait seconds) instead of an offer.")
     var pending = false
 
     @Option(
-        name: .customLong("tx-code-file"),
         help: ArgumentHelp(
             "File whose first line is the transaction code the issuer sent separately (- for standard input). Without it the code is asked on the terminal.",
             valueName: "file"))
@@ -69,76 +68,37 @@ struct ReceiveCommand: AsyncParsableCommand {
             "IACA certificate (PEM or DER) received credentials must chain to; repeat for more.", valueName: "pem"))
     var trustAnchors: [String] = []
 
-    @Option(
-        name: .customLong("tls-ca"),
-        help: ArgumentHelp(
-            "CA certificate (PEM or DER) trusted for HTTPS besides the system trust store. Repeatable; for private deployments and tests.",
-            valueName: "pem"))
-    var tlsCAs: [String] = []
+    @OptionGroup var https: HTTPSOptions
 
     @Option(
-        name: .customLong("http-timeout"),
-        help: ArgumentHelp(
-            "Deadline in seconds of each HTTPS exchange (connection, TLS, request and the whole answer; 1 to 3600, default 30).",
-            valueName: "seconds"))
-    var httpTimeout: Int?
-
-    @Option(
-        name: .customLong("batch"),
         help: ArgumentHelp(
             "Ask for N copies of each credential, each bound to its own new key (up to the issuer's batch_size); a presentation uses a copy not shown before while one is left.",
             valueName: "n"))
     var batch: Int = 1
 
     @Option(
-        name: .customLong("redirect-uri"),
         help: ArgumentHelp(
             "Authorization code flow: the redirect URI to register, a loopback http://127.0.0.1:PORT/PATH the holder listens on (for deployments that relay the redirect there). Default: a random port on 127.0.0.1.",
             valueName: "uri"))
     var redirectURI: String?
 
-    @Option(
-        name: .customLong("consent"),
-        help: ArgumentHelp(
-            "tty: ask on the controlling terminal; policy:FILE: answer from a policy file's issuer rules (docs/kiosk-policy.md).",
-            valueName: "tty|policy:FILE"))
-    var consent: String = "tty"
+    @OptionGroup var consentOptions: ConsentOptions
 
     @Flag(
-        name: .customLong("yes"),
         help: "Accept the offer without asking (consent given on the command line, for scripts).")
     var yes = false
 
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        let setup: (prompt: any ConsentPrompt, anchors: [Certificate], tls: [Certificate], code: String?)
-        let wallet: CredentialStore
-        do {
-            guard (1...100).contains(batch) else { throw WalletCLIError("--batch must be between 1 and 100") }
-            guard wait >= 0 else { throw WalletCLIError("--wait must be 0 or more seconds") }
-            if let httpTimeout, !(1...3600).contains(httpTimeout) {
-                throw WalletCLIError("--http-timeout must be between 1 and 3600 seconds")
-            }
-            guard (offer == nil) == pending else {
-                throw WalletCLIError(pending ? "--pending takes no offer" : "give the offer URL (or --pending)")
-            }
-            setup = try prepare()
-            wallet = try store.open()
-        } catch {
-            WalletCLI.warn("mdoc-holder: \(error)")
-            throw ExitCode(2)
-        }
+        let setup = try await WalletCLI.exitOnError(2) { try prepare() }
         let givenCode = setup.code
-        let issuance = CredentialIssuance(
-            trustAnchors: setup.anchors, tlsCAs: setup.tls,
-            secureArea: store.secureAreas.secureArea.flatMap(SecureAreaName.init(rawValue:)), batch: batch,
-            limits: .deadline(seconds: httpTimeout), redirectURI: redirectURI, wait: .seconds(wait))
-        let outcome: CredentialIssuance.Outcome
-        do {
+        let options = ReceiveOptions(
+            batch: batch, wait: wait, secureArea: store.secureAreas.secureArea.flatMap(SecureAreaName.init(rawValue:)))
+        let outcome: ReceiveOutcome = try await WalletCLI.exitOnError(1) {
             if let offer {
-                outcome = try await issuance.run(
-                    offer: offer.trimmingCharacters(in: .whitespacesAndNewlines), store: wallet, consent: setup.prompt,
+                return try await setup.holder.receive(
+                    offer: offer, options: options, consent: setup.prompt,
                     transactionCode: { request throws(CredentialIssuanceError) in
                         guard let code = givenCode ?? Self.askTransactionCode(request.code) else {
                             throw .transactionCodeUnavailable(
@@ -147,61 +107,52 @@ struct ReceiveCommand: AsyncParsableCommand {
                         return code
                     },
                     events: Self.show)
-            } else {
-                outcome = try await issuance.resumePending(store: wallet, events: Self.show)
             }
-        } catch {
-            WalletCLI.warn("mdoc-holder: \(error)")
-            throw ExitCode(1)
+            return try await setup.holder.resumePending(options: options, events: Self.show)
         }
-        for warning in outcome.warnings { WalletCLI.warn("warning: \(warning)") }
-        for failure in outcome.failures { WalletCLI.warn("mdoc-holder: \(failure)") }
-        switch outcome.result {
-        case .received(let ids):
+        if case .received(let ids) = outcome.outcome.result {
             for id in ids { Output.line(id) }
-            if !outcome.pending.isEmpty {
+            if !outcome.outcome.pending.isEmpty {
                 WalletCLI.warn(
-                    "\(outcome.pending.count) issuance(s) pending: resume with mdoc-holder credentials receive --pending"
+                    "\(outcome.outcome.pending.count) issuance(s) pending: resume with mdoc-holder credentials receive --pending"
                 )
             }
-            if pending, ids.isEmpty, outcome.pending.isEmpty, outcome.failures.isEmpty {
+            if pending, ids.isEmpty, outcome.outcome.pending.isEmpty, outcome.outcome.failures.isEmpty {
                 WalletCLI.warn("No pending issuances.")
             }
-            if !outcome.failures.isEmpty { throw ExitCode(1) }
-        case .declined:
-            WalletCLI.warn("Declined: nothing was requested from \(RemoteText.printable(outcome.issuerName)).")
-            throw ExitCode(1)
         }
+        let status = outcome.classification.onlineExitStatus
+        if status != 0 { throw ExitCode(status) }
     }
 
     /// Reads the options; every failure here is bad input.
-    private func prepare() throws -> (
-        prompt: any ConsentPrompt, anchors: [Certificate], tls: [Certificate], code: String?
-    ) {
+    private func prepare() throws -> (prompt: any ConsentPrompt, holder: Holder, code: String?) {
+        guard (1...ReceiveOptions.batchLimit).contains(batch) else {
+            throw WalletCLIError("--batch must be between 1 and \(ReceiveOptions.batchLimit)")
+        }
+        guard wait >= 0 else { throw WalletCLIError("--wait must be 0 or more seconds") }
+        guard (offer == nil) == pending else {
+            throw WalletCLIError(pending ? "--pending takes no offer" : "give the offer URL (or --pending)")
+        }
         let prompt: any ConsentPrompt
         if yes || pending {
             // --pending asks no one: consent was given when the offer was accepted.
             prompt = AcceptingConsent()
         } else {
-            switch try ConsentChoice(parsing: consent, allowed: [.tty, .policy]) {
-            case .policy(let path): prompt = try PolicyConsent(path: path)
-            case .tty, .agent: prompt = TerminalConsentPrompt(io: try ControllingTerminal())
-            }
+            prompt = try consentOptions.prompt().prompt
         }
-        let anchors = try trustAnchors.flatMap { try WalletCLI.readCertificates($0) }
-        guard !anchors.isEmpty else {
+        var settings = HolderSettings(redirectURI: redirectURI)
+        settings.issuerTrust = try trustAnchors.flatMap { try WalletCLI.readCertificates($0) }
+        guard !settings.issuerTrust.isEmpty else {
             throw WalletCLIError(
                 "give the IACA certificate(s) received credentials must chain to: --trust-anchor IACA.pem")
         }
-        let tls = try tlsCAs.flatMap { try WalletCLI.readCertificates($0) }
+        try https.apply(to: &settings)
         let code = try txCodeFile.map { path -> String in
-            let bytes = try WalletCLI.readFile(path, what: "transaction code", limit: 4096)
-            let line =
-                String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-                .first.map(String.init) ?? ""
+            let line = try WalletCLI.firstLine(of: path, what: "transaction code", limit: 4096)
             return line.hasSuffix("\r") ? String(line.dropLast()) : line
         }
-        return (prompt, anchors, tls, code)
+        return (prompt, Holder(settings: settings, store: try store.open(), log: WalletCLI.holderLog), code)
     }
 
     /// Asks for the transaction code on the controlling terminal, without echo.

@@ -1,5 +1,5 @@
-import Consent
 import Foundation
+import TerminalConsent
 
 #if canImport(Glibc)
     import Glibc

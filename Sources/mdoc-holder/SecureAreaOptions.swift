@@ -6,13 +6,11 @@ import SecureArea
 /// made and how their areas are reached. Shared by every command that opens the store.
 struct SecureAreaOptions: ParsableArguments {
     @Option(
-        name: .customLong("secure-area"),
         help: ArgumentHelp(
             "Where new device keys go: software, tpm2 or pkcs11 (default software).", valueName: "name"))
     var secureArea: String?
 
     @Option(
-        name: .customLong("kek-file"),
         help: ArgumentHelp(
             "The software area's key-encryption key.",
             discussion:
@@ -21,14 +19,12 @@ struct SecureAreaOptions: ParsableArguments {
     var kekFile: String?
 
     @Option(
-        name: .customLong("kek-passphrase-file"),
         help: ArgumentHelp(
             "A file whose first line is the passphrase of a passphrase-protected key-encryption key (a new one is made protected).",
             valueName: "file"))
     var kekPassphraseFile: String?
 
     @Option(
-        name: .customLong("tpm-tcti"),
         help: ArgumentHelp(
             "The TPM for --secure-area tpm2 (default: TPM2OPENSSL_TCTI, else device:/dev/tpmrm0).",
             valueName: "tcti"))
@@ -41,17 +37,14 @@ struct SecureAreaOptions: ParsableArguments {
     var passphraseFile: String?
 
     @Option(
-        name: .customLong("pkcs11-module"),
         help: ArgumentHelp("The PKCS#11 module of the token for --secure-area pkcs11.", valueName: "so"))
     var pkcs11Module: String?
 
     @Option(
-        name: .customLong("pkcs11-token"),
         help: ArgumentHelp("The label of the PKCS#11 token new keys are made on.", valueName: "label"))
     var pkcs11Token: String?
 
     @Option(
-        name: .customLong("pkcs11-pin-file"),
         help: ArgumentHelp("A file whose first line is the token's user PIN.", valueName: "file"))
     var pkcs11PINFile: String?
 
@@ -61,22 +54,14 @@ struct SecureAreaOptions: ParsableArguments {
         guard let area = SecureAreaName(rawValue: name) else {
             throw ValidationError("--secure-area must be software, tpm2 or pkcs11, not \(name)")
         }
-        var passphrase: String?
-        if let passphraseFile {
-            let text = String(decoding: try WalletCLI.readFile(passphraseFile, what: "key passphrase"), as: UTF8.self)
-            passphrase = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        }
+        let passphrase = try passphraseFile.map { try WalletCLI.firstLine(of: $0, what: "key passphrase") }
         let kekPassphrase = try kekPassphraseFile.map {
-            String(decoding: try WalletCLI.readFile($0, what: "key-encryption key passphrase"), as: UTF8.self)
-                .split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            try WalletCLI.firstLine(of: $0, what: "key-encryption key passphrase")
         }
         var pkcs11: PKCS11SecureArea?
         if let pkcs11Module {
             guard let pkcs11Token else { throw ValidationError("--pkcs11-module needs --pkcs11-token LABEL") }
-            let pin = try pkcs11PINFile.map {
-                String(decoding: try WalletCLI.readFile($0, what: "PKCS#11 PIN"), as: UTF8.self)
-                    .split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-            }
+            let pin = try pkcs11PINFile.map { try WalletCLI.firstLine(of: $0, what: "PKCS#11 PIN") }
             pkcs11 = PKCS11SecureArea(modulePath: pkcs11Module, tokenLabel: pkcs11Token, pin: pin)
         }
         return SecureAreaRegistry.resolve(

@@ -1,8 +1,9 @@
 import ArgumentParser
 import CommandLineSupport
-import Consent
+import ConsentPolicy
 import Dispatch
 import Foundation
+import HolderRuntime
 import HolderService
 import MdocCrypto
 import OpenID4VP
@@ -42,13 +43,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var proximity: ProximityArguments
 
-    @Option(
-        name: .customLong("reader-trust"),
-        help: "Reader root certificate(s) (PEM or DER); readers chaining to one are trusted. Repeatable.")
-    var readerTrust: [String] = []
-
-    @Option(help: "What to do with an unauthenticated or untrusted reader: refuse, ask (with a warning) or allow.")
-    var untrustedReaders: String = "ask"
+    @OptionGroup var readers: ReaderTrustOptions
 
     @Flag(
         help:
@@ -62,34 +57,12 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "pem"))
     var trustAnchors: [String] = []
 
-    @Option(
-        name: .customLong("verifier-trust"),
-        help: "CA certificate (PEM or DER) for signed OpenID4VP requests (PresentOnline). Repeatable.")
-    var verifierTrust: [String] = []
-
-    @Option(
-        name: .customLong("verifiers"),
-        help: ArgumentHelp(
-            "File of pre-registered verifiers for PresentOnline (docs/online-presentation.md).", valueName: "file"))
-    var verifiersFile: String?
-
-    @Option(
-        name: .customLong("tls-ca"),
-        help: "CA certificate (PEM or DER) trusted for HTTPS besides the system trust store. Repeatable.")
-    var tlsCAs: [String] = []
-
-    @Option(
-        name: .customLong("http-timeout"),
-        help: ArgumentHelp(
-            "Deadline in seconds of each HTTPS exchange of PresentOnline and ReceiveCredential (connection, TLS, request and the whole answer; 1 to 3600, default 30).",
-            valueName: "seconds"))
-    var httpTimeout: Int?
+    @OptionGroup var verifiers: OnlineTrustOptions
 
     @Flag(help: "Kiosk mode: headless, a proximity session always armed on --adapter; needs --consent policy:FILE.")
     var kiosk = false
 
     @Option(
-        name: .customLong("qr"),
         help: ArgumentHelp(
             "Kiosk: write each engagement's QR code atomically to this PNG file. Repeatable.", valueName: "png:PATH"))
     var qr: [String] = []
@@ -105,19 +78,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let log = ServiceLog()
-        let configuration: ServiceConfiguration
-        do {
-            configuration = try makeConfiguration()
-        } catch {
-            log.error("\(error)")
-            throw ExitCode(2)
-        }
-        let service: HolderService
-        do {
-            service = try await HolderService.start(configuration, log: log)
-        } catch {
-            log.error("\(error)")
-            throw ExitCode(1)
+        let report = { (error: any Error) in log.error("\(error)") }
+        let configuration = try await WalletCLI.exitOnError(2, report: report) { try makeConfiguration() }
+        let service = try await WalletCLI.exitOnError(1, report: report) {
+            try await HolderService.start(configuration, log: log)
         }
         let stopRequested = await Self.waitForStop(or: service)
         await service.stop()
@@ -128,14 +92,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func makeConfiguration() throws -> ServiceConfiguration {
-        guard let untrusted = UntrustedReaderPolicy(rawValue: untrustedReaders) else {
-            throw ValidationError("--untrusted-readers must be refuse, ask or allow")
-        }
         guard agentTimeout > 0, agentTimeout <= 3600 else {
             throw ValidationError("--agent-timeout must be between 0 and 3600 seconds")
-        }
-        if let httpTimeout, !(1...3600).contains(httpTimeout) {
-            throw ValidationError("--http-timeout must be between 1 and 3600 seconds")
         }
         let consentMode: ServiceConsent
         do {
@@ -162,19 +120,13 @@ struct ServeCommand: AsyncParsableCommand {
         } else if !qr.isEmpty || !qrTTYs.isEmpty {
             throw ValidationError("--qr and --qr-tty are for --kiosk (StartProximity returns the engagement URI)")
         }
-        let readerAnchors = try readerTrust.flatMap { try WalletCLI.readCertificates($0) }
-        let verifierAnchors = try verifierTrust.flatMap { try WalletCLI.readCertificates($0) }
-        let preRegistered = try verifiersFile.map { try PreRegisteredVerifierFile.load(path: $0) } ?? []
-        let tls = try tlsCAs.flatMap { try WalletCLI.readCertificates($0) }
-        let issuerAnchors = try trustAnchors.flatMap { try WalletCLI.readCertificates($0) }
+        var settings = try readers.settings(proximity: proximity.options)
+        try verifiers.apply(to: &settings)
+        settings.issuerTrust = try trustAnchors.flatMap { try WalletCLI.readCertificates($0) }
         var configuration = ServiceConfiguration(
-            storePath: store.resolvedPath, consent: consentMode,
-            holder: HolderConfiguration(readerTrustAnchors: readerAnchors, untrustedReaders: untrusted),
-            defaultAdapter: adapter, proximity: proximity.options, online: online,
-            verifierTrust: VerifierTrustConfiguration(trustAnchors: verifierAnchors, preRegistered: preRegistered),
-            tlsCAs: tls, issuerTrust: issuerAnchors, kiosk: kioskConfiguration)
+            storePath: store.resolvedPath, consent: consentMode, settings: settings, defaultAdapter: adapter,
+            online: online, kiosk: kioskConfiguration)
         configuration.secureAreas = try store.secureAreas.registry()
-        configuration.httpLimits = .deadline(seconds: httpTimeout)
         return configuration
     }
 

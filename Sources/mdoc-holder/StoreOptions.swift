@@ -2,6 +2,7 @@ import ArgumentParser
 import BoundedFile
 import CommandLineSupport
 import Foundation
+import HolderRuntime
 import MdocCrypto
 import PrintableText
 import Wallet
@@ -30,6 +31,21 @@ struct StoreOptions: ParsableArguments {
     /// The store, or nil when its file does not exist (so reading commands create nothing).
     func openExisting() throws -> CredentialStore? {
         FileManager.default.fileExists(atPath: resolvedPath) ? try open() : nil
+    }
+}
+
+/// `--json` and the store options of the listing commands (`credentials list`, `keys list`,
+/// `history`).
+struct ListingOptions: ParsableArguments {
+    @Flag(help: "Print JSON.") var json = false
+    @OptionGroup var store: StoreOptions
+
+    /// With `--json`: prints `value` as JSON and returns true; else false (the command prints
+    /// its own lines).
+    func printedJSON<T: Encodable>(_ value: T) throws -> Bool {
+        guard json else { return false }
+        try WalletCLI.printJSON(value)
+        return true
     }
 }
 
@@ -74,14 +90,37 @@ enum WalletCLI {
         }
     }
 
-    /// The certificates of a PEM (one or more) or DER file.
-    static func readCertificates(_ path: String) throws -> [Certificate] {
+    /// The first line of `path` (a passphrase, a PIN, a transaction code), without its newline.
+    static func firstLine(of path: String, what: String, limit: Int = InputLimit.credential) throws -> String {
+        let text = String(decoding: try readFile(path, what: what, limit: limit), as: UTF8.self)
+        return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+    }
+
+    /// The certificates of a PEM (one or more) or DER file (`what` names them in errors):
+    /// every certificate option of every command is read here.
+    static func readCertificates(_ path: String, what: String = "issuer IACA certificate") throws -> [Certificate] {
         do {
-            return try CertificateFile.read(path)
+            return try CertificateFile.read(path, what: what)
         } catch {
-            throw WalletCLIError("\(error); give the issuer's IACA certificate")
+            throw WalletCLIError(error.description)
         }
     }
+
+    /// `body`'s result; when it throws, the error is reported (by default as "mdoc-holder: ERROR"
+    /// on standard error) and the command exits with `status`.
+    static func exitOnError<T>(
+        _ status: Int32, report: (any Error) -> Void = { warn("mdoc-holder: \($0)") }, _ body: () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            report(error)
+            throw ExitCode(status)
+        }
+    }
+
+    /// A holder's log lines on standard error.
+    static let holderLog: HolderLog = { line in warn(line.consoleText) }
 
     /// Lines of left-aligned columns, two spaces apart (the last column is not padded). Every
     /// cell is shown through ``RemoteText`` (cells carry doc types and issuer names from outside).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Base64
 import CBOR
 import CommandLineSupport
 import Foundation
@@ -91,7 +92,7 @@ enum InputFile {
         if (try? CBOR.decode(raw)) != nil { return raw }
         let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if let decoded = Hex.decode(text) { return decoded }
-        if let decoded = Base64URL.decode(text) { return decoded }
+        if let decoded = Base64URL.decode(allowingPadding: text) { return decoded }
         throw ReaderCLIError("\(path) holds neither CBOR nor hex or base64url text of the \(what)")
     }
 

@@ -2,14 +2,18 @@ import BLETransport
 import ISO18013
 
 /// A GATT server (the holder's, in mdoc peripheral-server mode) that passes everything
-/// through to `inner` except what its ``HolderFault`` changes on the way.
+/// through to `inner` (an ``InMemoryGattWire``'s server or BlueZ's) except what its faults
+/// change on the way: a ``HolderFault``, and a stop that takes `stopDelay` first (as BlueZ's
+/// UnregisterAdvertisement, UnregisterApplication and Disconnect do).
 public struct FaultyGattServer: MdocGattServer {
     public let inner: any MdocGattServer
     public let fault: HolderFault?
+    public let stopDelay: Duration?
 
-    public init(_ inner: any MdocGattServer, fault: HolderFault?) {
+    public init(_ inner: any MdocGattServer, fault: HolderFault? = nil, stopDelay: Duration? = nil) {
         self.inner = inner
         self.fault = fault
+        self.stopDelay = stopDelay
     }
 
     /// One-chunk messages the faults look for.
@@ -45,5 +49,8 @@ public struct FaultyGattServer: MdocGattServer {
         try await inner.notify(characteristic, value)
     }
 
-    public func stop() async { await inner.stop() }
+    public func stop() async {
+        if let stopDelay { try? await Task.sleep(for: stopDelay) }
+        await inner.stop()
+    }
 }

@@ -171,7 +171,7 @@ struct GattMessageChannelTests {
     @Test(arguments: [false, true])
     func aReleaseUnderWayIsWaitedFor(dropMeanwhile: Bool) async throws {
         let wire = InMemoryGattWire()
-        let slow = SlowStoppingServer(inner: wire.server)
+        let slow = FaultyGattServer(wire.server, stopDelay: .milliseconds(300))
         let events = try await slow.start(.peripheralServer(Self.uuid))
         let server = try await GattMessageChannel.serving(slow, events: events, options: Self.options)
         let connection = try await wire.client.connect(
@@ -189,24 +189,5 @@ struct GattMessageChannelTests {
             #expect(await server.receive(timeout: .seconds(30)) == .closed(.disconnected))
         }
         #expect(await wire.serverStopped)
-    }
-
-    /// A GATT server whose stop takes a while, as BlueZ's (UnregisterAdvertisement,
-    /// UnregisterApplication, Disconnect) does.
-    struct SlowStoppingServer: MdocGattServer {
-        let inner: InMemoryGattWire.Server
-
-        func start(_ service: MdocGattService) async throws -> AsyncStream<MdocGattEvent> {
-            try await inner.start(service)
-        }
-
-        func notify(_ characteristic: MdocCharacteristic, _ value: [UInt8]) async throws {
-            try await inner.notify(characteristic, value)
-        }
-
-        func stop() async {
-            try? await Task.sleep(for: .milliseconds(300))
-            await inner.stop()
-        }
     }
 }

@@ -1,4 +1,5 @@
-import Consent
+import ConfigFile
+import ConsentPolicy
 import Foundation
 import Testing
 

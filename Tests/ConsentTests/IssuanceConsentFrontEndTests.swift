@@ -1,5 +1,7 @@
 import Consent
+import ConsentPolicy
 import Foundation
+import TerminalConsent
 import Testing
 
 /// Offers (channel issuance) through the terminal and policy front-ends: accepted or declined

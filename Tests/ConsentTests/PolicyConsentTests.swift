@@ -1,4 +1,5 @@
 import Consent
+import ConsentPolicy
 import Foundation
 import MdocCrypto
 import TestSupport

@@ -1,6 +1,7 @@
 import Consent
 import Foundation
 import PrintableText
+import TerminalConsent
 import Testing
 
 /// A scripted terminal.

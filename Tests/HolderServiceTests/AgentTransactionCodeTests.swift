@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import OnlineFlows
 import OnlineTransport
 import OpenID4VCI
 import Synchronization
@@ -71,13 +72,13 @@ struct AgentTransactionCodeTests {
 
     static func withPrompt(
         timeout: Duration = .seconds(20),
-        _ body: (PrivateBus, AgentRegistry, AgentTransactionCodePrompt, LogLines) async throws -> Void
+        _ body: (PrivateBus, AgentRegistry, AgentConsentPrompt, LogLines) async throws -> Void
     ) async throws {
         try await PrivateBus.with { bus in
             let service = try await DBusConnection.connect(address: bus.address)
             let lines = LogLines()
             let registry = AgentRegistry(connection: service, log: lines.log)
-            let prompt = AgentTransactionCodePrompt(
+            let prompt = AgentConsentPrompt(
                 registry: registry, connection: service, session: 7, timeout: timeout, log: lines.log)
             try await body(bus, registry, prompt, lines)
             await service.close()
@@ -85,9 +86,9 @@ struct AgentTransactionCodeTests {
     }
 
     /// The reason a prompt gave no code, or nil when it gave one.
-    static func refusal(_ prompt: AgentTransactionCodePrompt) async -> String? {
+    static func refusal(_ prompt: AgentConsentPrompt) async -> String? {
         do throws(CredentialIssuanceError) {
-            _ = try await prompt.code(for: request)
+            _ = try await prompt.transactionCode(for: request)
             return nil
         } catch {
             guard case .transactionCodeUnavailable(let why) = error else { return "unexpected: \(error)" }
@@ -107,7 +108,7 @@ struct AgentTransactionCodeTests {
             let agent = try await TestAgent(
                 address: bus.address, behaviour: .approve([]), code: .reply([.string("493817")]))
             try await registry.register(owner: await agent.uniqueName, path: TestAgent.path)
-            #expect(try await prompt.code(for: Self.request) == "493817")
+            #expect(try await prompt.transactionCode(for: Self.request) == "493817")
             let (session, sent) = try #require(agent.codeRequests.first)
             #expect(session == 7)
             #expect(sent["issuer"] == .string("Utopia Test DMV"))

@@ -1,4 +1,5 @@
 import DBus
+import HolderRuntime
 import OnlineTransport
 import OpenID4VCI
 import SecureArea

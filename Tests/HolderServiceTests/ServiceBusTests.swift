@@ -1,6 +1,7 @@
-import Consent
+import ConsentPolicy
 import DBus
 import Foundation
+import HolderRuntime
 import MdocCrypto
 import SecureArea
 import TestSupport
@@ -43,8 +44,8 @@ struct ServiceBusTests {
             let store = try makeStore(in: bus.directory, withCredential: withCredential)
             let service = try await HolderService.start(
                 ServiceConfiguration(
-                    storePath: store, busAddress: bus.address, consent: consent, online: online,
-                    issuerTrust: issuerTrust),
+                    storePath: store, busAddress: bus.address, consent: consent,
+                    settings: HolderSettings(issuerTrust: issuerTrust), online: online),
                 log: silentLog)
             let client = try await DBusConnection.connect(address: bus.address)
             do {

@@ -1,5 +1,6 @@
 import BLETransport
 import Consent
+import HolderRuntime
 import ISO18013
 import MdocCrypto
 import Testing
@@ -8,9 +9,13 @@ import Testing
 @testable import Presentation
 @testable import Proximity
 
-/// The reason the Ended signal gives for how a proximity session went.
+/// The reason the Ended signal gives for how a proximity session went (the one classification
+/// of HolderRuntime, rendered).
 struct SessionEndReasonTests {
     static let requester = Requester(displayName: "Reader", authentication: .unauthenticated)
+
+    /// The Ended reason of a session with `result`.
+    static func reason(_ result: ProximitySessionResult) -> String { ProximityOutcome.classify(result).reason }
 
     static func result(
         responses: Int, records: [PresentationRecord.Outcome], holderEnd: TerminationReason? = nil,
@@ -20,44 +25,47 @@ struct SessionEndReasonTests {
         var result = ProximitySessionResult(
             engagement: engagement, transportEnd: transportEnd, holderEnd: holderEnd, responsesSent: responses,
             records: [])
+        // A document sent carries an element; one declined or not returned none.
         result.records = records.map {
-            PresentationRecord(requester: requester, docType: "org.iso.18013.5.1.mDL", elementsSent: [], outcome: $0)
+            PresentationRecord(
+                requester: requester, docType: "org.iso.18013.5.1.mDL",
+                elementsSent: $0 == .sent ? [ElementID("org.iso.18013.5.1", "age_over_18")] : [], outcome: $0)
         }
         return result
     }
 
     @Test func aResponseWithDataIsCompletedAndWithoutDataDeclined() throws {
         #expect(
-            SessionEndReason.proximity(
+            Self.reason(
                 try Self.result(responses: 1, records: [.sent], transportEnd: .disconnectedAfterResponse))
                 == "completed")
         #expect(
-            SessionEndReason.proximity(try Self.result(responses: 1, records: [.declined], holderEnd: .readerEnded))
+            Self.reason(try Self.result(responses: 1, records: [.declined], holderEnd: .readerEnded))
                 == "declined")
         #expect(
-            SessionEndReason.proximity(
+            Self.reason(
                 try Self.result(responses: 1, records: [.notReturned(reason: "reader refused")]))
                 == "declined")
         #expect(
-            SessionEndReason.proximity(try Self.result(responses: 1, records: [.sent], transportEnd: .disconnected))
+            Self.reason(try Self.result(responses: 1, records: [.sent], transportEnd: .disconnected))
                 == "disconnected")
     }
 
     @Test func withoutAResponseTheEndSaysWhy() throws {
         #expect(
-            SessionEndReason.proximity(try Self.result(responses: 0, records: [], holderEnd: .idleTimeout)) == "timeout"
+            Self.reason(try Self.result(responses: 0, records: [], holderEnd: .idleTimeout)) == "timeout"
         )
         #expect(
-            SessionEndReason.proximity(try Self.result(responses: 0, records: [], holderEnd: .consentTimeout))
+            Self.reason(try Self.result(responses: 0, records: [], holderEnd: .consentTimeout))
                 == "timeout")
         #expect(
-            SessionEndReason.proximity(try Self.result(responses: 0, records: [], transportEnd: .peerEnded))
+            Self.reason(try Self.result(responses: 0, records: [], transportEnd: .peerEnded))
                 == "reader-ended")
         #expect(
-            SessionEndReason.proximity(try Self.result(responses: 0, records: [], transportEnd: .disconnected))
+            Self.reason(try Self.result(responses: 0, records: [], transportEnd: .disconnected))
                 == "disconnected")
         #expect(
-            SessionEndReason.proximity(try Self.result(responses: 0, records: [], holderEnd: .sessionEncryptionError))
+            Self.reason(try Self.result(responses: 0, records: [], holderEnd: .sessionEncryptionError))
                 .hasPrefix("error: "))
     }
 }
@@ -67,14 +75,14 @@ extension SessionEndReasonTests {
         var stalled = try Self.result(
             responses: 1, records: [.sent], holderEnd: .transportClosed, transportEnd: .disconnected)
         stalled.timedOut = .drain
-        #expect(SessionEndReason.proximity(stalled) == "timeout")
+        #expect(Self.reason(stalled) == "timeout")
         var silent = try Self.result(responses: 0, records: [], holderEnd: .holderEnded, transportEnd: .localEnded)
         silent.timedOut = .firstRequest
-        #expect(SessionEndReason.proximity(silent) == "timeout")
+        #expect(Self.reason(silent) == "timeout")
     }
 
     @Test func aBLEProtocolErrorIsNamedNotCalledADisconnect() throws {
-        let reason = SessionEndReason.proximity(
+        let reason = Self.reason(
             try Self.result(
                 responses: 0, records: [], holderEnd: .transportClosed,
                 transportEnd: .protocolError(.messageTooLarge(size: 300_000, limit: 262_144))))

@@ -1,3 +1,4 @@
+import Base64
 import CBOR
 import COSE
 import Foundation

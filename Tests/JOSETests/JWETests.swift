@@ -1,3 +1,4 @@
+import Base64
 import Foundation
 import MdocCrypto
 import TestSupport
@@ -40,7 +41,7 @@ import Testing
         let recipient = try JWE.contentKey(
             privateKey: bob.privateKey(), peer: alice.publicKey(), encryption: .a128GCM, apu: Array("Alice".utf8),
             apv: Array("Bob".utf8))
-        #expect(JOSEBase64URL.encode(sender.bytes) == "VqqN6vgjbSBcIijNcacQGg")
+        #expect(Base64URL.encode(sender.bytes) == "VqqN6vgjbSBcIijNcacQGg")
         #expect(recipient.bytes == sender.bytes)
     }
 
@@ -79,17 +80,17 @@ import Testing
         var parts = compact.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         for index in [2, 3, 4] {
             var tampered = parts
-            var bytes = try #require(JOSEBase64URL.decode(tampered[index]))
+            var bytes = try #require(Base64URL.decode(tampered[index]))
             bytes[0] ^= 0x01
-            tampered[index] = JOSEBase64URL.encode(bytes)
+            tampered[index] = Base64URL.encode(bytes)
             #expect(throws: JOSEError.decryptionFailed) {
                 try JWE(compact: tampered.joined(separator: ".")).decrypt(with: key)
             }
         }
         // A header changed after encryption (here: an apu added) changes the AAD and the key.
         var header = try JWE(compact: compact).header
-        header["apu"] = .string(JOSEBase64URL.encode([1]))
-        parts[0] = JOSEBase64URL.encode(JSONValue.object(header).serialized)
+        header["apu"] = .string(Base64URL.encode([1]))
+        parts[0] = Base64URL.encode(JSONValue.object(header).serialized)
         #expect(throws: JOSEError.decryptionFailed) {
             try JWE(compact: parts.joined(separator: ".")).decrypt(with: key)
         }
@@ -113,12 +114,12 @@ import Testing
         }
         let compact = try JWE.encrypt([1], to: try JWK(publicKey: key.publicKey), encryption: .a128GCM)
         var parts = compact.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        parts[1] = JOSEBase64URL.encode([1, 2, 3])
+        parts[1] = Base64URL.encode([1, 2, 3])
         #expect(throws: JOSEError.self) { try JWE(compact: parts.joined(separator: ".")) }
         var header = try JWE(compact: compact).header
         header["enc"] = "A128CBC-HS256"
         parts[1] = ""
-        parts[0] = JOSEBase64URL.encode(JSONValue.object(header).serialized)
+        parts[0] = Base64URL.encode(JSONValue.object(header).serialized)
         #expect(throws: JOSEError.self) { try JWE(compact: parts.joined(separator: ".")).decrypt(with: key) }
         #expect(throws: JOSEError.self) { try JWE(compact: "a.b.c") }
     }

@@ -1,3 +1,4 @@
+import Base64
 import Foundation
 import JOSE
 import MdocCrypto
@@ -29,7 +30,7 @@ import Testing
         let jwk = try JWK(json: ["kty": "OKP", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"])
         #expect(
             jwk.thumbprintInput == #"{"crv":"Ed25519","kty":"OKP","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#)
-        #expect(JOSEBase64URL.encode(jwk.thumbprint) == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k")
+        #expect(Base64URL.encode(jwk.thumbprint) == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k")
     }
 
     @Test func readsAPrivateJWKAndItsKeys() throws {
@@ -43,7 +44,7 @@ import Testing
         #expect(jwk.publicJWK.hasPrivateKey == false)
         #expect(jwk.json()["d"] == nil)
         #expect(jwk.json(includingPrivateKey: true)["d"] != nil)
-        #expect(!jwk.description.contains(JOSEBase64URL.encode(jwk.x)))
+        #expect(!jwk.description.contains(Base64URL.encode(jwk.x)))
     }
 
     @Test(arguments: [Curve.p256, .p384, .p521, .ed25519, .x25519, .x448, .ed448])

@@ -1,3 +1,4 @@
+import Base64
 import Foundation
 import JOSE
 import MdocCrypto
@@ -47,13 +48,13 @@ import Testing
         let key = try PrivateKey.generate(.p256)
         let compact = try JWS.sign(payload: Array("payload".utf8), key: key)
         let parts = compact.split(separator: ".").map(String.init)
-        let otherPayload = [parts[0], JOSEBase64URL.encode(Array("payloaD".utf8)), parts[2]].joined(separator: ".")
+        let otherPayload = [parts[0], Base64URL.encode(Array("payloaD".utf8)), parts[2]].joined(separator: ".")
         #expect(throws: JOSEError.invalidSignature) { try JWS(compact: otherPayload).verify(with: key.publicKey) }
-        var signature = try #require(JOSEBase64URL.decode(parts[2]))
+        var signature = try #require(Base64URL.decode(parts[2]))
         signature[5] ^= 1
-        let otherSignature = [parts[0], parts[1], JOSEBase64URL.encode(signature)].joined(separator: ".")
+        let otherSignature = [parts[0], parts[1], Base64URL.encode(signature)].joined(separator: ".")
         #expect(throws: JOSEError.invalidSignature) { try JWS(compact: otherSignature).verify(with: key.publicKey) }
-        let otherHeader = [JOSEBase64URL.encode(Array(#"{"alg":"ES256","x":1}"#.utf8)), parts[1], parts[2]]
+        let otherHeader = [Base64URL.encode(Array(#"{"alg":"ES256","x":1}"#.utf8)), parts[1], parts[2]]
             .joined(separator: ".")
         #expect(throws: JOSEError.invalidSignature) { try JWS(compact: otherHeader).verify(with: key.publicKey) }
     }
@@ -110,8 +111,8 @@ import Testing
 
         // base64url is not what x5c carries.
         let urlSafe = try JWS.sign(
-            payload: [1], header: ["x5c": [.string(JOSEBase64URL.encode(certificate.der))]], key: rootKey)
-        if JOSEBase64URL.encode(certificate.der) != Data(certificate.der).base64EncodedString() {
+            payload: [1], header: ["x5c": [.string(Base64URL.encode(certificate.der))]], key: rootKey)
+        if Base64URL.encode(certificate.der) != Data(certificate.der).base64EncodedString() {
             #expect(throws: JOSEError.self) { try JWS(compact: urlSafe).certificateChain() }
         }
         #expect(try JWS(compact: try JWS.sign(payload: [1], key: rootKey)).certificateChain().isEmpty)

@@ -1,7 +1,8 @@
-import Consent
+import ConsentPolicy
 import Foundation
 import JOSE
 import MdocCrypto
+import OAuthWeb
 import OnlineTransport
 import OpenID4VP
 import SecureArea

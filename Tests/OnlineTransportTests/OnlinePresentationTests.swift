@@ -2,6 +2,8 @@ import Consent
 import Foundation
 import JOSE
 import MdocCrypto
+import OAuthWeb
+import OnlineFlows
 import OnlineTransport
 import OpenID4VP
 import Testing

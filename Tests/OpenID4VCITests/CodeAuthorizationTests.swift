@@ -1,9 +1,8 @@
 import Foundation
 import JOSE
 import MdocCrypto
-import OpenID4VP
+import OAuthWeb
 import Testing
-
 @testable import OpenID4VCI
 
 @Suite struct CodeAuthorizationTests {

@@ -104,18 +104,6 @@ import Testing
             #expect(!error.description.contains("98765"))
         }
     }
-
-    @Test func buildsWellKnownURLsBetweenHostAndPath() {
-        #expect(
-            IssuerIdentifier.wellKnown("https://issuer.example", suffix: "openid-credential-issuer")
-                == "https://issuer.example/.well-known/openid-credential-issuer")
-        #expect(
-            IssuerIdentifier.wellKnown("https://issuer.example:8443/tenant/", suffix: "oauth-authorization-server")
-                == "https://issuer.example:8443/.well-known/oauth-authorization-server/tenant")
-        #expect(
-            IssuerIdentifier.openIDConfiguration("https://as.example/t1/")
-                == "https://as.example/t1/.well-known/openid-configuration")
-    }
 }
 
 /// What an offer from outside may cost: repeated ids are dropped in one pass, too many are

@@ -1,4 +1,5 @@
 import Consent
+import ConsentPolicy
 import Testing
 
 @testable import OpenID4VCI

@@ -1,3 +1,4 @@
+import Base64
 import Foundation
 import JOSE
 import MdocCrypto
@@ -40,7 +41,7 @@ import Testing
         #expect(claims["iat"]?.intValue == 5)
         #expect(claims["nonce"] == "server-nonce")
         // RFC 9449 section 4.2: ath = base64url(SHA-256("tok")).
-        #expect(claims["ath"]?.stringValue == JOSEBase64URL.encode(Digest.sha256(Array("tok".utf8))))
+        #expect(claims["ath"]?.stringValue == Base64URL.encode(Digest.sha256(Array("tok".utf8))))
         #expect((claims["jti"]?.stringValue?.count ?? 0) >= 16)
     }
 

@@ -1,3 +1,4 @@
+import Base64
 import Foundation
 import JOSE
 import MdocCrypto
@@ -89,7 +90,7 @@ struct SignedIssuerMetadataTests {
         changed["credential_endpoint"] = "https://attacker.example/credential"
         changed["sub"] = .string(issuer)
         changed["iat"] = .number(now.timeIntervalSince1970.rounded(.down))
-        let forged = [parts[0], JOSEBase64URL.encode(JSONValue.object(changed).serialized), parts[2]].joined(
+        let forged = [parts[0], Base64URL.encode(JSONValue.object(changed).serialized), parts[2]].joined(
             separator: ".")
         #expect(throws: IssuanceError.self) { try read(jwt: forged) }
         do {

@@ -1,3 +1,4 @@
+import ConsentPolicy
 import Foundation
 import JOSE
 import MdocCrypto

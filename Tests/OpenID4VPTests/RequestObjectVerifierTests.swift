@@ -1,3 +1,4 @@
+import Base64
 import Consent
 import Foundation
 import JOSE
@@ -43,9 +44,9 @@ import Testing
         let v = try TestVerifier()
         let jwt = try v.sign(TestVerifier.payload())
         var parts = jwt.split(separator: ".").map(String.init)
-        var signature = try #require(JOSEBase64URL.decode(parts[2]))
+        var signature = try #require(Base64URL.decode(parts[2]))
         signature[10] ^= 0x40
-        parts[2] = JOSEBase64URL.encode(signature)
+        parts[2] = Base64URL.encode(signature)
         let error = authorizationError {
             _ = try v.verifier.verify(requestObject: parts.joined(separator: "."), clientID: TestVerifier.clientID)
         }
@@ -174,13 +175,13 @@ import Testing
 
     @Test func verifiesAnX509HashRequest() throws {
         let v = try TestVerifier()
-        let hash = JOSEBase64URL.encode(Digest.sha256(v.leaf.der))
+        let hash = Base64URL.encode(Digest.sha256(v.leaf.der))
         let clientID = "x509_hash:\(hash)"
         // x509_hash does not tie the response_uri to a host.
         let jwt = try v.sign(TestVerifier.payload(clientID: clientID, responseURI: "https://elsewhere.example/r"))
         let verified = try v.verifier.verify(requestObject: jwt, clientID: clientID)
         #expect(verified.requester.authentication == .trusted(anchor: v.ca.subject))
-        let wrong = "x509_hash:\(JOSEBase64URL.encode(Digest.sha256(v.ca.der)))"
+        let wrong = "x509_hash:\(Base64URL.encode(Digest.sha256(v.ca.der)))"
         let jwt2 = try v.sign(TestVerifier.payload(clientID: wrong))
         #expect(
             authorizationError { _ = try v.verifier.verify(requestObject: jwt2, clientID: wrong) }?.code
@@ -225,7 +226,7 @@ import Testing
 
     @Test func verifiesADIDJWKRequest() throws {
         let key = try PrivateKey.generate(.p256)
-        let did = "did:jwk:" + JOSEBase64URL.encode(try JWK(publicKey: key.publicKey, use: "sig").json().serialized)
+        let did = "did:jwk:" + Base64URL.encode(try JWK(publicKey: key.publicKey, use: "sig").json().serialized)
         let clientID = "decentralized_identifier:\(did)"
         let payload = TestVerifier.payload(clientID: clientID, responseURI: "https://did.example/response")
         let jwt = try JWS.sign(

@@ -1,13 +1,14 @@
+import Base64
 import CBOR
 import Consent
 import Foundation
 import ISO18013
 import JOSE
 import MdocCrypto
+import OAuthWeb
 import Presentation
 import TestSupport
 import Testing
-
 @testable import OpenID4VP
 
 @Suite struct ResponseParametersTests {
@@ -112,7 +113,7 @@ import Testing
         let presentations = try #require(entries["mdl"]?.arrayValue)
         #expect(presentations.count == 1)
         let text = try #require(presentations[0].stringValue)
-        let bytes = try #require(JOSEBase64URL.decode(text))
+        let bytes = try #require(Base64URL.decode(text))
 
         // The verifier's own transcript (unencrypted: no thumbprint), never the wallet's.
         let verifierTranscript = SessionTranscript(
@@ -167,7 +168,7 @@ import Testing
                 jwkThumbprint: try v.encryptionJWK.thumbprint, responseURI: TestVerifier.responseURI))
         #expect(parameters.sessionTranscript == expectedTranscript)
         let result = try ResponseVerifier.verify(
-            try #require(JOSEBase64URL.decode(encoded)), transcript: expectedTranscript,
+            try #require(Base64URL.decode(encoded)), transcript: expectedTranscript,
             trustAnchors: [wallet.pki.iaca], eReaderKey: nil)
         #expect(result.isValid)
     }
@@ -215,7 +216,7 @@ import Testing
                 clientID: "verifier.example.com", responseURI: TestVerifier.responseURI, nonce: "abcdefgh1234567890",
                 mdocGeneratedNonce: String(decoding: try #require(jwe.agreementPartyUInfo), as: UTF8.self)))
         let result = try ResponseVerifier.verify(
-            try #require(JOSEBase64URL.decode(token)), transcript: transcript, trustAnchors: [wallet.pki.iaca],
+            try #require(Base64URL.decode(token)), transcript: transcript, trustAnchors: [wallet.pki.iaca],
             eReaderKey: nil)
         #expect(result.isValid)
         #expect(result.documents.first?.elements.count == 2)

@@ -5,6 +5,7 @@ import MdocCrypto
 import OpenID4VP
 import Presentation
 import SDJWT
+import SDJWTPresentable
 import Testing
 
 /// DCQL queries for dc+sd-jwt: matched by vct and claims path, shown to consent as paths, and

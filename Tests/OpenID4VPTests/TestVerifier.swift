@@ -5,9 +5,9 @@ import ISO18013
 import JOSE
 import MdocCrypto
 import MdocIssuer
+import OAuthWeb
 import Presentation
 import Testing
-
 @testable import OpenID4VP
 
 /// A test verifier: a CA, a leaf certificate with DNS SANs, and helpers that make the

@@ -1,3 +1,4 @@
+import Base64
 import JOSE
 import SDJWT
 import Testing
@@ -33,7 +34,7 @@ struct DisclosureTests {
             (["salt": "x"], "array"),
         ]
         for (json, reason) in cases {
-            let encoded = JOSEBase64URL.encode(json.serialized)
+            let encoded = Base64URL.encode(json.serialized)
             #expect {
                 _ = try Disclosure(encoded: encoded, index: 3)
             } throws: { error in
@@ -42,7 +43,7 @@ struct DisclosureTests {
             }
         }
         #expect(throws: SDJWTError.self) { _ = try Disclosure(encoded: "not base64url!") }
-        #expect(throws: SDJWTError.self) { _ = try Disclosure(encoded: JOSEBase64URL.encode(Array("[1,".utf8))) }
+        #expect(throws: SDJWTError.self) { _ = try Disclosure(encoded: Base64URL.encode(Array("[1,".utf8))) }
     }
 
     /// Made and read back: the same salt, name, value and digest.

@@ -65,6 +65,40 @@ struct ReceiveTests {
         #expect(!pending.description.contains("bearer-token"))
     }
 
+    @Test func issuedCredentialsArePairedWithTheKeyTheirMSONames() throws {
+        let received = try copies(3)
+        // The issuer answers in another order than the keys were proved in.
+        let id = try #require(
+            try store.receive(
+                .mdoc(received.reversed().map(\.issuerSignedBytes)), keys: received.map(\.key), docType: Self.mDL,
+                from: source, trustAnchors: [pki.iaca]
+            ).first)
+        #expect(try store.list().first?.copies == 3)
+        #expect(Set(try store.keys().filter { $0.credentials == [id] }.map(\.key.id)) == Set(received.map(\.key.id)))
+    }
+
+    @Test func issuedCredentialsForAnotherCountOfKeysOrAnotherKeyAreRefused() throws {
+        let received = try copies(2)
+        #expect {
+            try store.receive(
+                .mdoc([received[0].issuerSignedBytes]), keys: received.map(\.key), docType: Self.mDL, from: source,
+                trustAnchors: [pki.iaca])
+        } throws: { error in
+            guard case WalletError.malformedDocument = error else { return false }
+            return true
+        }
+        let stranger = try copies(1)[0]
+        #expect {
+            try store.receive(
+                .mdoc([stranger.issuerSignedBytes]), keys: [received[0].key], docType: Self.mDL, from: source,
+                trustAnchors: [pki.iaca])
+        } throws: { error in
+            guard case WalletError.keyDoesNotMatch(let keyID, _, _) = error else { return false }
+            return keyID == received[0].key.id
+        }
+        #expect(try store.list().isEmpty)
+    }
+
     @Test func aPresentationUsesAnUnusedCopyEachTime() throws {
         let received = try copies(3)
         let id = try store.receive(received, docType: Self.mDL, from: source, trustAnchors: [pki.iaca])

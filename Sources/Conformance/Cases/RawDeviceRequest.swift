@@ -11,7 +11,7 @@ enum RawDeviceRequest {
         let itemsRequestBytes = EmbeddedCBOR(items)
         var docRequest = [CBORMapEntry("itemsRequest", .embedded(itemsRequestBytes))]
         if let identity {
-            guard let algorithm = SignatureAlgorithm.forSigning(with: identity.key.curve) else {
+            guard let algorithm = identity.key.curve.preferredSignatureAlgorithm else {
                 throw CaseStop.skip("a \(identity.key.curve.rawValue) key cannot sign")
             }
             let auth = try ReaderAuthentication.sign(

@@ -71,7 +71,7 @@ enum ReaderAuthenticationCases {
     /// The DocRequest a correct reader with `identity` sends in `session`.
     static func signed(_ items: ItemsRequest, session: ReaderSession, identity: ReaderIdentity) throws -> DocRequest {
         let unsigned = DocRequest(itemsRequest: items)
-        guard let algorithm = SignatureAlgorithm.forSigning(with: identity.key.curve) else {
+        guard let algorithm = identity.key.curve.preferredSignatureAlgorithm else {
             throw CaseStop.skip("a \(identity.key.curve.rawValue) key cannot sign")
         }
         let auth = try ReaderAuthentication.sign(

@@ -11,15 +11,23 @@ enum RequestCases {
         "ISO/IEC 18013-5 8.3.2.1.2.1 (DeviceRequest CDDL), 8.3.2.1.2.3 (DeviceResponse status 10/11/12)"
     static let unknownReference = "ISO/IEC 18013-5 8.3.2.1.2.3 (documentErrors, element errors: data not returned)"
 
+    /// What a holder does with a request that breaks the CDDL.
+    static let refusal = "DeviceResponse status 10, 11 or 12 without documents (or SessionData status 10/11)"
+
+    /// The case mDL_MS_DR_UF_`number`.
+    static func requestCase(
+        _ number: String, _ title: String, expectation: String = refusal, reference: String = malformedReference,
+        body: @escaping @Sendable (CaseContext) async throws(CaseStop) -> String
+    ) -> ConformanceCase {
+        ConformanceCase(
+            id: "mDL_MS_DR_UF_\(number)", title: title, expectation: expectation, reference: reference, body: body)
+    }
+
     /// A case whose DeviceRequest plaintext is `craft` of the well-formed request.
     static func malformed(_ number: String, _ title: String, craft: @escaping @Sendable (DeviceRequest) -> [UInt8])
         -> ConformanceCase
     {
-        ConformanceCase(
-            id: "mDL_MS_DR_UF_\(number)", title: title,
-            expectation: "DeviceResponse status 10, 11 or 12 without documents (or SessionData status 10/11)",
-            reference: malformedReference
-        ) { context throws(CaseStop) in
+        requestCase(number, title) { context throws(CaseStop) in
             let exchange = try await context.firstMessage("SessionEstablishment (\(title))", watchAfterwards: true) {
                 session in
                 try session.establishment(plaintext: craft(context.wellFormedRequest(session)))
@@ -33,11 +41,7 @@ enum RequestCases {
     static func rawItems(_ number: String, _ title: String, _ items: @escaping @Sendable (ItemsRequest) -> CBOR)
         -> ConformanceCase
     {
-        ConformanceCase(
-            id: "mDL_MS_DR_UF_\(number)", title: title,
-            expectation: "DeviceResponse status 10, 11 or 12 without documents (or SessionData status 10/11)",
-            reference: malformedReference
-        ) { context throws(CaseStop) in
+        requestCase(number, title) { context throws(CaseStop) in
             let identity = context.settings.identity
             let exchange = try await context.firstMessage(
                 "SessionEstablishment (\(title))", identity: identity, watchAfterwards: true
@@ -52,13 +56,10 @@ enum RequestCases {
 
     static func malformedItems(
         _ number: String, _ title: String, _ items: @escaping @Sendable (ItemsRequest) -> ItemsRequest,
-        expectation: String = "DeviceResponse status 10, 11 or 12 without documents (or SessionData status 10/11)",
-        reference: String = malformedReference,
+        expectation: String = refusal, reference: String = malformedReference,
         check: @escaping @Sendable (CaseContext, FirstExchange) throws(CaseStop) -> String
     ) -> ConformanceCase {
-        ConformanceCase(
-            id: "mDL_MS_DR_UF_\(number)", title: title, expectation: expectation, reference: reference
-        ) { context throws(CaseStop) in
+        requestCase(number, title, expectation: expectation, reference: reference) { context throws(CaseStop) in
             let exchange = try await context.firstMessage(
                 "SessionEstablishment (\(title))", identity: context.settings.identity, watchAfterwards: true
             ) { session in

@@ -1,0 +1,27 @@
+import Consent
+import Foundation
+import OnlineFlows
+import OnlineTransport
+
+extension Holder {
+    /// Answers one OpenID4VP request (`url`, as a verifier's QR code or link carries it) from
+    /// the store, after consent from `consent`; the flow writes the history. Logs the
+    /// description and the flow's warnings.
+    /// - Throws: when the request cannot be fetched, the response cannot be delivered, or the
+    ///   store cannot be read.
+    public func presentOnline(
+        url: String, consent: any ConsentPrompt,
+        events: @escaping @Sendable (OnlinePresentation.Event) -> Void = { _ in }, log sessionLog: HolderLog? = nil
+    ) async throws(OnlinePresentationError) -> OnlinePresentationOutcome {
+        let log = sessionLog ?? self.log
+        let flow = OnlinePresentation(
+            verifierTrust: settings.verifierTrust, tlsCAs: settings.tlsCAs, limits: settings.httpLimits)
+        let outcome = OnlinePresentationOutcome(
+            try await flow.run(
+                url: url.trimmingCharacters(in: .whitespacesAndNewlines), store: store, consent: consent,
+                events: events))
+        log(HolderLogLine(.info, outcome.description))
+        for warning in outcome.outcome.warnings { log(HolderLogLine(.warning, warning)) }
+        return outcome
+    }
+}

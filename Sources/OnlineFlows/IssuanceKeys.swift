@@ -1,0 +1,62 @@
+import Foundation
+import JOSE
+import OnlineTransport
+import OpenID4VCI
+import SecureArea
+import Wallet
+
+/// The device keys of one credential configuration: made in a secure area before the
+/// credential request, proved with one `jwt` key proof each, stored with the credential or
+/// kept with a pending issuance, and deleted when the issuance fails.
+struct IssuanceKeys {
+    var keys: [StoredKey]
+    let area: any SecureArea
+
+    /// `count` new keys in `area` (none are left behind when one cannot be made).
+    static func make(_ count: Int, in area: any SecureArea) throws(CredentialIssuanceError) -> IssuanceKeys {
+        var made = IssuanceKeys(keys: [], area: area)
+        for _ in 0..<count {
+            do {
+                made.keys.append(try area.createKey(KeySettings()))
+            } catch {
+                made.discard()
+                throw .secureArea(error)
+            }
+        }
+        return made
+    }
+
+    /// Deletes the keys from their secure area.
+    func discard() {
+        for key in keys { try? area.deleteKey(key) }
+    }
+
+    /// One `jwt` key proof (OpenID4VCI 1.0 appendix F.1) per key, for `audience` and `nonce`.
+    static func proofs(
+        _ keys: [StoredKey], secureAreas: SecureAreaRegistry, audience: String, nonce: String?, issuedAt: Date,
+        clientID: String?
+    ) throws(CredentialIssuanceError) -> [String] {
+        var proofs: [String] = []
+        for key in keys {
+            let deviceKey: SecureAreaKey
+            do {
+                deviceKey = try secureAreas.deviceKey(key)
+            } catch {
+                throw .secureArea(error)
+            }
+            guard let algorithm = JWSAlgorithm.forSigning(with: key.curve) else {
+                throw .protocolError(.unsupported("a \(key.curve.rawValue) key cannot sign a JWT proof"))
+            }
+            proofs.append(
+                try IssuerClient.mapped { () throws(IssuanceError) in
+                    try KeyProof.make(
+                        publicKey: deviceKey.publicKey, audience: audience, nonce: nonce, issuedAt: issuedAt,
+                        clientID: clientID
+                    ) { (input) throws(SecureAreaError) in
+                        try deviceKey.signature(over: input, algorithm: algorithm.signatureAlgorithm)
+                    }
+                })
+        }
+        return proofs
+    }
+}
