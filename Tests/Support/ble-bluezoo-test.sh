@@ -5,21 +5,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
-tmp=$(mktemp -d)
-passed=0 failed=0
+. Tests/Support/lib/tier.sh
+tier_begin bluezoo
 holder_pid=""
-cleanup() {
-  [ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null
-  for d in "$tmp"/bus-*; do [ -d "$d" ] && Tests/Support/bluezoo-bus.sh stop "$d" >/dev/null 2>&1; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-ok() { passed=$((passed + 1)); }
-ko() { failed=$((failed + 1)); echo "FAIL: $1"; [ -n "${2:-}" ] && sed 's/^/  /' "$2" | tail -15; }
+tier_track_variables holder_pid
 
 # A store with the test mDL, and one with a 100 kB portrait (issued here by mdoc-issuer).
-"$bin/mdoc-holder" credentials import Fixtures/mdl.cbor --device-key Fixtures/mdl-device-key.pem \
-  --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/wallet.sqlite" >/dev/null || { echo "import failed"; exit 1; }
+import_test_mdl "$tmp/wallet.sqlite" || die "import"
 head -c 100000 /dev/urandom > "$tmp/big.jpg"
 python3 - "$tmp" <<'PY'
 import json, sys
@@ -31,13 +23,8 @@ PY
   --new-device-key "$tmp/big-key.pem" >/dev/null && "$bin/mdoc-holder" credentials import "$tmp/big.cbor" \
   --device-key "$tmp/big-key.pem" --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/big.sqlite" >/dev/null \
   || { echo "big credential failed"; exit 1; }
-cat > "$tmp/policy.toml" <<'TOML'
-[[rule]]
-reader = "trusted"
-doctype = "org.iso.18013.5.1.mDL"
-allow = ["org.iso.18013.5.1:family_name", "org.iso.18013.5.1:given_name", "org.iso.18013.5.1:portrait",
-         "org.iso.18013.5.1:age_over_18"]
-TOML
+write_policy "$tmp/policy.toml" trusted org.iso.18013.5.1.mDL org.iso.18013.5.1:family_name \
+  org.iso.18013.5.1:given_name org.iso.18013.5.1:portrait org.iso.18013.5.1:age_over_18
 
 # present CASE STORE UNTRUSTED_POLICY READER_ARGS...: one holder session and one reader request.
 # The holder offers the BLE mode in $holder_mode (default peripheral), with $holder_args added.
@@ -45,7 +32,7 @@ present() {
   local case=$1 store=$2 untrusted=$3; shift 3
   local bus="$tmp/bus-$case"
   local address
-  address=$(Tests/Support/bluezoo-bus.sh start "$bus") || { ko "$case: BlueZoo did not start"; return 1; }
+  address=$(tier_bus_start "$bus") || { ko "$case: BlueZoo did not start"; return 1; }
   DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 120 "$bin/mdoc-holder" present --adapter hci0 --once --qr uri \
     --mode "${holder_mode:-peripheral}" ${holder_args:-} \
     --consent "policy:$tmp/policy.toml" --reader-trust Fixtures/pki/reader-ca.pem --untrusted-readers "$untrusted" \
@@ -62,7 +49,7 @@ present() {
   reader_exit=$?
   wait "$holder_pid"; holder_exit=$?
   holder_pid=""
-  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+  tier_bus_stop "$bus"
 }
 
 # 1. A trusted reader with reader auth gets exactly the elements policy allows, verified.
@@ -90,7 +77,7 @@ mkdir -p "$tmp/verifier"
 .venv-test/bin/python3 Tests/Support/oid4vp_verifier.py --dir "$tmp/verifier" --iaca Fixtures/pki/iaca.pem \
   --lifetime 60 --ready-file "$tmp/verifier.json" >/dev/null 2>"$tmp/verifier.err" &
 verifier_pid=$!
-for _ in $(seq 1 100); do [ -s "$tmp/verifier.json" ] && break; sleep 0.1; done
+wait_file "$tmp/verifier.json" 10
 port=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/verifier.json" 2>/dev/null)
 url=$(curl -s --cacert "$tmp/verifier/ca.pem" -X POST "https://localhost:$port/start" \
   -d kind=signed -d delivery=post -d mode=direct_post.jwt -d claims=org.iso.18013.5.1:family_name,org.iso.18013.5.1:age_over_18 \
@@ -255,7 +242,7 @@ print(uuid.UUID(bytes=[m for m in e[2] if m[0] == 2][0][2][10]))' "$1"
 # so the holder's answer can never leave: the session still ends (drain timeout, 10 s), the
 # link is dropped, and `present --once` exits 1 (nothing delivered).
 bus="$tmp/bus-hostile"
-if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
+if address=$(tier_bus_start "$bus"); then
   start=$(date +%s)
   DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 60 "$bin/mdoc-holder" present --adapter hci0 --once --qr uri \
     --consent "policy:$tmp/policy.toml" --store "$tmp/wallet.sqlite" >"$tmp/hostile.holder.out" 2>"$tmp/hostile.holder.err" &
@@ -273,17 +260,17 @@ if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
   then ok; else ko "hostile: a reader that never subscribes cannot hold present --once (exit $holder_exit after ${elapsed} s)" "$tmp/hostile.holder.err"; fi
   if grep -q '"released": true' "$tmp/hostile.reader.out"; then ok
   else ko "hostile: the holder dropped the reader's link" "$tmp/hostile.reader.out"; cat "$tmp/hostile.reader.err"; fi
-  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+  tier_bus_stop "$bus"
 else ko "hostile: BlueZoo did not start"; fi
 
 # 10. The same reader against a kiosk (`serve --kiosk`): the session ends and the kiosk arms a
 # fresh engagement within the drain timeout.
 bus="$tmp/bus-hostile-kiosk"
-if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
+if address=$(tier_bus_start "$bus"); then
   DBUS_SYSTEM_BUS_ADDRESS="$address" "$bin/mdoc-holder" serve --kiosk --consent "policy:$tmp/policy.toml" \
     --qr "png:$tmp/kiosk.png" --store "$tmp/wallet.sqlite" 2>"$tmp/hostile-kiosk.err" &
   holder_pid=$!
-  for _ in $(seq 1 100); do [ -s "$tmp/kiosk.png" ] && break; sleep 0.1; done
+  wait_file "$tmp/kiosk.png" 10
   first=$(stat -c %i "$tmp/kiosk.png" 2>/dev/null)
   uri=$(zbarimg -q --raw -Sdisable -Sqrcode.enable "$tmp/kiosk.png" 2>/dev/null)
   DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 70 /usr/bin/python3 Tests/Support/hostile_reader.py hci1 "$(uuid_of "$uri")" \
@@ -299,8 +286,7 @@ if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
     && grep -q "ended (timeout)" "$tmp/hostile-kiosk.err"; then ok
   else ko "hostile-kiosk: the kiosk drops a reader that never subscribes and re-arms" "$tmp/hostile-kiosk.err"
     cat "$tmp/hostile-kiosk.reader.out" "$tmp/hostile-kiosk.reader.err"; fi
-  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+  tier_bus_stop "$bus"
 else ko "hostile-kiosk: BlueZoo did not start"; fi
 
-echo "bluezoo: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tier_summary

@@ -5,18 +5,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-check() {  # check NAME COMMAND...: passes when the command succeeds
-  local name=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; sed 's/^/  /' "$tmp/err" | head -5; fi
-}
-fails() {  # fails NAME EXPECTED_EXIT COMMAND...: passes when the command exits with that code
-  local name=$1 want=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
-  if [ "$got" = "$want" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name (exit $got, wanted $want)"; fi
-}
+. Tests/Support/lib/tier.sh
+tier_begin cli
 store="$tmp/wallet/wallet.sqlite"
 
 check "issuer makes a PKI" "$bin/mdoc-issuer" pki --out "$tmp/pki"
@@ -142,8 +132,8 @@ within() {  # within NAME SECONDS PATTERN COMMAND...: fails in time, exit 1, std
   local start; start=$(date +%s%N)
   timeout "$((limit + 5))" "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
   local ms=$((($(date +%s%N) - start) / 1000000))
-  if [ "$got" = 1 ] && [ "$ms" -le $((limit * 1000)) ] && grep -q -- "$pattern" "$tmp/err"; then passed=$((passed + 1))
-  else failed=$((failed + 1)); echo "FAIL: $name (exit $got after $ms ms)"; sed 's/^/  /' "$tmp/err" | head -3; fi
+  if [ "$got" = 1 ] && [ "$ms" -le $((limit * 1000)) ] && grep -q -- "$pattern" "$tmp/err"; then ok
+  else ko "$name (exit $got after $ms ms)" "$tmp/err" 3; fi
 }
 within "an endless stdin stops at 16 MiB" 10 "larger than 16 MiB" bash -c \
   "'$bin/mdoc-holder' credentials import - --device-key '$tmp/device.pem' --store '$tmp/limits.sqlite' </dev/zero"
@@ -206,7 +196,6 @@ for r in $(seq 1 "$rounds"); do
   rm -rf "$tmp/race$r"
 done
 echo "cli: four concurrent creators, $rounds rounds: $lost of $((rounds * 4)) imports failed"
-if [ "$lost" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: concurrent creators"; fi
+if [ "$lost" = 0 ]; then ok; else ko "concurrent creators"; fi
 
-echo "cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tier_summary

@@ -12,28 +12,17 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
-tmp=$(mktemp -d)
-passed=0 failed=0
+. Tests/Support/lib/tier.sh
+tier_begin "conformance tier"
+tier_tail=40
 serve_pid=""
-cleanup() {
-  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null
-  for s in "$tmp"/state-*; do [ -s "$s/pid" ] && kill "$(cat "$s/pid")" 2>/dev/null; done
-  for d in "$tmp"/bus-*; do [ -d "$d" ] && Tests/Support/bluezoo-bus.sh stop "$d" >/dev/null 2>&1; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-ok() { passed=$((passed + 1)); }
-ko() { failed=$((failed + 1)); echo "FAIL: $1"; [ -n "${2:-}" ] && sed 's/^/  /' "$2" | tail -40; }
+tier_track_variables serve_pid
+# The holder of each case (Tests/Support/conformance-holder.sh) leaves its id in state-*/pid.
+tier_at_exit 'for s in "$tmp"/state-*; do [ -s "$s/pid" ] && kill "$(cat "$s/pid")" 2>/dev/null; done'
 
-"$bin/mdoc-holder" credentials import Fixtures/mdl.cbor --device-key Fixtures/mdl-device-key.pem \
-  --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/wallet.sqlite" >/dev/null || { echo "import failed"; exit 1; }
-cat >"$tmp/policy.toml" <<'TOML'
-[[rule]]
-reader = "trusted"
-doctype = "org.iso.18013.5.1.mDL"
-allow = ["org.iso.18013.5.1:family_name", "org.iso.18013.5.1:given_name", "org.iso.18013.5.1:portrait",
-         "org.iso.18013.5.1:age_over_18"]
-TOML
+import_test_mdl "$tmp/wallet.sqlite" || die "import"
+write_policy "$tmp/policy.toml" trusted org.iso.18013.5.1.mDL org.iso.18013.5.1:family_name \
+  org.iso.18013.5.1:given_name org.iso.18013.5.1:portrait org.iso.18013.5.1:age_over_18
 
 # conformance NAME MODE HOLDER_COMMAND [READER_ARGS...]: one run on a fresh bus; the holder of
 # each case runs HOLDER_COMMAND (@ADAPTER@: its adapter). With $SERVE set, that command line
@@ -45,7 +34,7 @@ conformance() {
   mkdir -p "$state"
   echo "$holder" >"$state/holder.cmd"
   exit_code=none
-  address=$(BLUEZOO_ADAPTERS=${ADAPTERS:-12} Tests/Support/bluezoo-bus.sh start "$bus") \
+  address=$(BLUEZOO_ADAPTERS=${ADAPTERS:-12} tier_bus_start "$bus") \
     || { ko "$name: BlueZoo did not start"; return 1; }
   if [ -n "${SERVE:-}" ]; then
     DBUS_SYSTEM_BUS_ADDRESS="$address" bash -c "exec $SERVE" 2>"$tmp/$name.serve.err" &
@@ -71,7 +60,7 @@ conformance() {
     serve_pid=""
     cat "$tmp/$name.serve.err" >>"$tmp/$name.err"
   fi
-  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+  tier_bus_stop "$bus"
   echo "conformance tier, $name: $summary"
 }
 
@@ -156,7 +145,7 @@ SERVE=""
 # 1b. Interactive: without --uri-command the tool names each case on standard error and reads the
 # next URI from standard input; --cases selects; no match is bad input (exit 2).
 bus="$tmp/bus-interactive"
-if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
+if address=$(tier_bus_start "$bus"); then
   uri1=$("$bin/mdoc-holder" engagement --qr uri 2>/dev/null) && uri2=$("$bin/mdoc-holder" engagement --qr uri 2>/dev/null)
   printf '%s\n%s\n' "$uri1" "$uri2" | DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 60 "$bin/mdoc-reader" conformance \
     --cases 'mDL_MS_DE_*' --cases BLE_DE_01 >"$tmp/interactive.out" 2>"$tmp/interactive.err"
@@ -170,7 +159,7 @@ if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
   exit_code=$?
   if [ "$exit_code" = 2 ] && grep -q "no case matches" "$tmp/none.err"; then ok
   else ko "interactive: --cases matching nothing exits 2 (exit $exit_code)" "$tmp/none.err"; fi
-  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+  tier_bus_stop "$bus"
 else ko "interactive: BlueZoo did not start"; fi
 
 # 2. Each fault fails exactly its cases among those near it.
@@ -192,5 +181,4 @@ fault_run release-to-untrusted "mDL_SM_mdocRAuth_* BLE_Session_01" \
 fault_run no-ble-option "mDL_MS_DE_Gen_01 BLE_DE_01 BLE_Session_01 mDL_SM_SEnc_SEst_UF_03" "BLE_DE_01" \
   "BLE_Session_01 mDL_SM_SEnc_SEst_UF_03"
 
-echo "conformance tier: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+tier_summary

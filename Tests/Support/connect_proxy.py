@@ -23,11 +23,12 @@ import datetime
 import ipaddress
 import json
 import os
-import signal
 import socket
 import socketserver
 import ssl
 import threading
+
+from testpeers import announce, exit_with_the_test
 
 LOCK = threading.Lock()
 
@@ -162,8 +163,6 @@ def main():
     parser.add_argument("--dir", help="where the mitm certificate goes (default: beside the log)")
     parser.add_argument("--lifetime", type=float, default=300, help="exit after this many seconds")
     args = parser.parse_args()
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     Handler.mode = args.mode
     Handler.log_path = args.log
     open(args.log, "a").close()
@@ -173,10 +172,8 @@ def main():
         context.load_cert_chain(cert, key)
         Handler.mitm_context = context
     server = Server(("127.0.0.1", 0), Handler)
-    threading.Timer(args.lifetime, lambda: os._exit(0)).start()
-    with open(args.ready_file + ".tmp", "w") as f:
-        f.write(json.dumps({"port": server.server_address[1]}))
-    os.replace(args.ready_file + ".tmp", args.ready_file)
+    exit_with_the_test(args.lifetime)
+    announce({"port": server.server_address[1]}, args.ready_file)
     server.serve_forever()
 
 

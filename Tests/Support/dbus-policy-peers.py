@@ -20,24 +20,15 @@ import sys
 
 import dbus
 import dbus.service
-from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
 
-BUS_NAME = "org.mdocholder"
-PATH = "/org/mdocholder"
-HOLDER = "org.mdocholder.Holder1"
-MANAGER = "org.mdocholder.AgentManager1"
-AGENT = "org.mdocholder.ConsentAgent1"
+from testpeers import AGENT, HOLDER, MANAGER, PATH, private_bus
+from testpeers import NAME as BUS_NAME
 
 
 def append(path, line):
     with open(path, "a") as f:
         f.write(line + "\n")
-
-
-def bus():
-    DBusGMainLoop(set_as_default=True)
-    return dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
 
 
 def quit_when(loop, path, seconds):
@@ -138,7 +129,7 @@ class Agent(dbus.service.Object):
 
 def main():
     mode, directory = sys.argv[1], sys.argv[2]
-    connection = bus()
+    connection = private_bus(main_loop=True)
     loop = GLib.MainLoop()
     if mode == "stub":
         try:

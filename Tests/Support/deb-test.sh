@@ -33,27 +33,15 @@ if [ "$(id -u)" -ne 0 ]; then
     echo "deb: 0 passed, 1 failed"
     exit 1
 fi
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
-check() { # check DESCRIPTION COMMAND...: passes when the command succeeds
-    local description="$1"
-    shift
-    if "$@"; then pass "$description"; else fail "$description"; fi
-}
+. Tests/Support/lib/tier.sh
 
 version="$(cat VERSION)"
 arch="$(dpkg --print-architecture)"
 deb=".build/deb/mdoc-holder_${version}_${arch}.deb"
-tmp="$(mktemp -d "$root/.build/deb-test.XXXXXX")"
+# Nothing stays mounted: every mount is made in a private mount namespace (in_root).
+tier_begin deb "$root/.build/deb-test.XXXXXX"
+tier_verbose=1
 chroot_dir="$tmp/root"
-cleanup() {
-    # Nothing stays mounted: every mount is made in a private mount namespace (in_root).
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
 
 # ---- the clean Debian 12 root (cached) ------------------------------------------------------
 root_tar="$root/.build/debian-root.tar"
@@ -74,9 +62,9 @@ make_root() {
     echo "making the Debian 12 root (debootstrap --variant=minbase bookworm $mirror) into $root_tar"
     mkdir -p "$chroot_dir"
     if ! debootstrap --variant=minbase bookworm "$chroot_dir" "$mirror" >"$tmp/debootstrap.log" 2>&1; then
-        fail "debootstrap --variant=minbase bookworm"
+        ko "debootstrap --variant=minbase bookworm"
         tail -30 "$tmp/debootstrap.log"
-        echo "deb: $passed passed, $failed failed (no root: the install checks did not run)"
+        tier_summary "(no root: the install checks did not run)"
         exit 1
     fi
     # The host's apt sources (bookworm, bookworm-updates, the security archive), so that the
@@ -100,12 +88,12 @@ fi
 # ---- (a) make deb ------------------------------------------------------------------------
 start=$SECONDS
 if make -s deb >"$tmp/deb.log" 2>&1; then
-    pass "make deb ($((SECONDS - start)) s)"
+    ok "make deb ($((SECONDS - start)) s)"
     grep '^build-deb: ' "$tmp/deb.log" || true
 else
-    fail "make deb"
+    ko "make deb"
     tail -40 "$tmp/deb.log"
-    echo "deb: $passed passed, $failed failed (no package: nothing else ran)"
+    tier_summary "(no package: nothing else ran)"
     exit 1
 fi
 check "the package is $deb" test -s "$deb"
@@ -138,9 +126,9 @@ expected="$tmp/expected"
 dpkg-deb -c "$deb" >"$tmp/contents"
 awk '$1 !~ /^d/ { sub(/^\.\//, "", $6); print $1, $6 }' "$tmp/contents" | sort -k2 >"$tmp/found"
 if diff -u "$expected" "$tmp/found" >"$tmp/files.diff"; then
-    pass "files and modes ($(wc -l <"$expected") files, nothing else)"
+    ok "files and modes ($(wc -l <"$expected") files, nothing else)"
 else
-    fail "files and modes"
+    ko "files and modes"
     cat "$tmp/files.diff"
 fi
 not_root="$(awk '$2 != "root/root"' "$tmp/contents")"
@@ -233,9 +221,9 @@ use_it() {
         out="$(in_root "$c" --version 2>&1 || true)"
         check "$round: $c --version prints $version" test "$out" = "$version"
         if in_root "$c" --help >"$tmp/help.out" 2>&1 && grep -q '^USAGE:' "$tmp/help.out"; then
-            pass "$round: $c --help"
+            ok "$round: $c --help"
         else
-            fail "$round: $c --help"
+            ko "$round: $c --help"
             cat "$tmp/help.out"
         fi
     done
@@ -266,8 +254,8 @@ use_it() {
     out="$(in_root runuser -u mdoc-holder -- mdoc-holder credentials import /tmp/import/mdl.cbor \
         --device-key /tmp/import/mdl-device-key.pem --trust-anchor /tmp/import/iaca.pem \
         --store /var/lib/mdoc-holder/wallet.sqlite --kek-file /run/kek 2>&1)" \
-        && pass "$round: credential import of the fixture into a new store as mdoc-holder" \
-        || { fail "$round: credential import"; echo "$out"; }
+        && ok "$round: credential import of the fixture into a new store as mdoc-holder" \
+        || { ko "$round: credential import"; echo "$out"; }
     rm -f "$chroot_dir/run/kek"
     out="$(in_root runuser -u mdoc-holder -- mdoc-holder credentials list --store /var/lib/mdoc-holder/wallet.sqlite 2>&1)" || true
     check "$round: credentials list shows the mDL" grep -q 'org.iso.18013.5.1.mDL' <<<"$out"
@@ -281,9 +269,9 @@ use_it() {
 remove_and_purge() {
     local round="$1" left out
     if in_root apt-get remove -y -qq mdoc-holder >"$tmp/remove.log" 2>&1; then
-        pass "$round: apt-get remove mdoc-holder"
+        ok "$round: apt-get remove mdoc-holder"
     else
-        fail "$round: apt-get remove mdoc-holder"
+        ko "$round: apt-get remove mdoc-holder"
         cat "$tmp/remove.log"
     fi
     # dpkg keeps its own records of a removed package's conffiles (var/lib/dpkg/info) until the purge.
@@ -300,9 +288,9 @@ remove_and_purge() {
         in_root apt-get remove -y -qq mdoc-holder >"$tmp/remove.log" 2>&1 || cat "$tmp/remove.log"
     fi
     if in_root apt-get purge -y -qq mdoc-holder >"$tmp/purge.log" 2>&1; then
-        pass "$round: apt-get purge mdoc-holder"
+        ok "$round: apt-get purge mdoc-holder"
     else
-        fail "$round: apt-get purge mdoc-holder"
+        ko "$round: apt-get purge mdoc-holder"
         cat "$tmp/purge.log"
     fi
     check "$round: purge says it removes the credential store" grep -q 'purge removes /var/lib/mdoc-holder, the credential store' "$tmp/purge.log"
@@ -317,12 +305,12 @@ remove_and_purge() {
 # Round 1: on the fresh root apt-get brings the dependencies.
 install_start=$SECONDS
 if in_root apt-get install -y -q "/tmp/$(basename "$deb")" >"$tmp/install.log" 2>&1; then
-    pass "round 1: apt-get install ./$(basename "$deb") on the clean root ($((SECONDS - install_start)) s)"
+    ok "round 1: apt-get install ./$(basename "$deb") on the clean root ($((SECONDS - install_start)) s)"
     sed -n 's/^The following NEW packages will be installed:/&/p; /^The following NEW packages/,/^[0-9]* upgraded/p' "$tmp/install.log" \
         | grep -v '^The following' | tr -s ' \n' ' ' | sed 's/^/  installed with it:/'
     echo
 else
-    fail "round 1: apt-get install ./$(basename "$deb") on the clean root"
+    ko "round 1: apt-get install ./$(basename "$deb") on the clean root"
     tail -40 "$tmp/install.log"
 fi
 use_it "round 1"
@@ -331,9 +319,9 @@ remove_and_purge "round 1"
 # Round 2: the dependencies are in place; install, use, remove and purge change nothing.
 snapshot "$tmp/before"
 if in_root apt-get install -y -q "/tmp/$(basename "$deb")" >"$tmp/install2.log" 2>&1; then
-    pass "round 2: apt-get install again"
+    ok "round 2: apt-get install again"
 else
-    fail "round 2: apt-get install again"
+    ko "round 2: apt-get install again"
     tail -40 "$tmp/install2.log"
 fi
 use_it "round 2"
@@ -341,9 +329,9 @@ use_it "round 2"
 # path): an edited conffile stays, the user and the store are reused.
 echo 'MDOC_HOLDER_OPTIONS="--adapter hci1"' >"$chroot_dir/etc/default/mdoc-holder"
 if in_root apt-get install --reinstall -y -q "/tmp/$(basename "$deb")" >"$tmp/reinstall.log" 2>&1; then
-    pass "round 2: apt-get install --reinstall"
+    ok "round 2: apt-get install --reinstall"
 else
-    fail "round 2: apt-get install --reinstall"
+    ko "round 2: apt-get install --reinstall"
     tail -20 "$tmp/reinstall.log"
 fi
 check "round 2: the edited /etc/default/mdoc-holder is kept" \
@@ -353,9 +341,9 @@ check "round 2: after the reinstall the store still lists the mDL" grep -q 'org.
 remove_and_purge "round 2"
 snapshot "$tmp/after"
 if diff -u "$tmp/before" "$tmp/after" >"$tmp/round2.diff"; then
-    pass "round 2: install, use, remove, purge leave the root's files, users and groups as before ($(wc -l <"$tmp/before") entries)"
+    ok "round 2: install, use, remove, purge leave the root's files, users and groups as before ($(wc -l <"$tmp/before") entries)"
 else
-    fail "round 2: the root differs after purge"
+    ko "round 2: the root differs after purge"
     head -50 "$tmp/round2.diff"
 fi
 # Control: the comparison sees a file left behind in /var/lib, and a user left behind.
@@ -367,5 +355,4 @@ check "round 2: the comparison sees a directory and a user left behind (control)
     bash -c 'grep -qx "> d var/lib/mdoc-holder-control" "$1" && grep -q "^> passwd control-user:" "$1"' _ "$tmp/control.diff"
 echo "deb-test: chroot part $((SECONDS - start)) s"
 
-echo "deb: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tier_summary

@@ -13,20 +13,13 @@ cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
 export LC_ALL=C.UTF-8
 py=.venv-test/bin/python3
-tmp=$(mktemp -d)
+. Tests/Support/lib/tier.sh
+tier_begin hostile-text
+tier_tail=20
 session="mdoc-hostile-$$"
 holder_pid="" reader_pid="" serve_pid=""
-cleanup() {
-  tmux kill-session -t "$session" 2>/dev/null
-  for p in $holder_pid $reader_pid $serve_pid; do kill "$p" 2>/dev/null; done
-  for d in "$tmp"/bus-*; do [ -d "$d" ] && Tests/Support/bluezoo-bus.sh stop "$d" >/dev/null 2>&1; done
-  if [ -n "${KEEP_TMP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-ko() { failed=$((failed + 1)); echo "FAIL: $1"; [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/  /' "$2" | tail -20; }
-check() { local what=$1; shift; if "$@"; then ok; else ko "$what"; fi; }
+tier_at_exit 'tmux kill-session -t "$session" 2>/dev/null'
+tier_track_variables holder_pid reader_pid serve_pid
 
 # The hostile words. The element identifiers hold no ":" (mdoc-reader splits ns:id at the last).
 doctype=$'org.iso.18013.5.1.mDL\e[2J\e[H\nFrom: Trusted Police Issuer\u202E'
@@ -91,7 +84,7 @@ sys.exit(1 if bad else 0)' "$1"; }
 
 # -- 1. The consent prompt on a real terminal (tmux).
 bus="$tmp/bus-tty"
-address=$(Tests/Support/bluezoo-bus.sh start "$bus") || { echo "BlueZoo did not start"; exit 1; }
+address=$(tier_bus_start "$bus") || { echo "BlueZoo did not start"; exit 1; }
 tmux new-session -d -s "$session" -x 400 -y 50 \
   "echo MARKER-BEFORE-THE-PROMPT; DBUS_SYSTEM_BUS_ADDRESS='$address' timeout --foreground 120 '$bin/mdoc-holder' present \
     --adapter hci0 --once --qr uri --consent tty --reader-trust Fixtures/pki/reader-ca.pem --untrusted-readers ask \
@@ -136,7 +129,7 @@ PY
 then ok; else ko "tty: the reader gets and verifies the two shared elements (exit $reader_exit)" "$tmp/tty.reader.err"; fi
 check "tty: the holder's standard error is escaped too" no_raw "$tmp/tty.err"
 tmux kill-session -t "$session" 2>/dev/null
-Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+tier_bus_stop "$bus"
 
 # -- 2. history and credentials list show the store's copies escaped.
 "$bin/mdoc-holder" history --store "$tmp/wallet.sqlite" >"$tmp/history.txt" 2>&1
@@ -159,11 +152,11 @@ check "credentials show: no raw escape, C1 or bidirectional character" no_raw "$
 printf '[[rule]]\nreader = "trusted"\ndoctype = "org.iso.18013.5.1.mDL"\nallow = ["org.iso.18013.5.1:family_name"]\n' \
   >"$tmp/policy.toml"
 bus="$tmp/bus-serve"
-if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
+if address=$(tier_bus_start "$bus"); then
   DBUS_SYSTEM_BUS_ADDRESS="$address" "$bin/mdoc-holder" serve --kiosk --consent "policy:$tmp/policy.toml" \
     --reader-trust Fixtures/pki/reader-ca.pem --qr "png:$tmp/kiosk.png" --store "$tmp/wallet.sqlite" 2>"$tmp/serve.err" &
   serve_pid=$!
-  for _ in $(seq 1 100); do [ -s "$tmp/kiosk.png" ] && break; sleep 0.1; done
+  wait_file "$tmp/kiosk.png" 10
   uri=$(zbarimg -q --raw -Sdisable -Sqrcode.enable "$tmp/kiosk.png" 2>/dev/null)
   # The reader prints text here: what the holder sent back (the doc type it declines) is the
   # other side's text for the reader's terminal.
@@ -182,7 +175,7 @@ if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
   check "mdoc-reader: no raw escape, C1 or bidirectional character on its output" no_raw "$tmp/serve.reader.out"
   check "serve: every log line starts with the service's prefix (no forged line)" \
     bash -c "! grep -v '^mdoc-holder: ' '$tmp/serve.err' | grep -q ."
-  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+  tier_bus_stop "$bus"
 else ko "serve: BlueZoo did not start"; fi
 
 # -- 4. The terminal hangs up while the prompt waits: a decline, recorded, no crash. The holder
@@ -190,7 +183,7 @@ else ko "serve: BlueZoo did not start"; fi
 # on the screen, the master side is closed (the kernel hangs the terminal up and sends SIGHUP).
 # Without --once: with its terminal gone the holder must also stop rather than wait for more.
 bus="$tmp/bus-hangup"
-if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
+if address=$(tier_bus_start "$bus"); then
   before=$("$bin/mdoc-holder" history --json --store "$tmp/wallet.sqlite" | "$py" -c 'import json,sys; print(len(json.load(sys.stdin)))')
   DBUS_SYSTEM_BUS_ADDRESS="$address" "$py" - "$tmp/hangup" "$bin/mdoc-holder" present --adapter hci0 \
     --qr uri --consent tty --reader-trust Fixtures/pki/reader-ca.pem --untrusted-readers ask \
@@ -256,8 +249,7 @@ assert e["decision"] == "declined" and e["elementsSent"] == [] and e["channel"] 
   check "hangup: the reader got nothing" "$py" -c '
 import json, sys
 r = json.load(open(sys.argv[1])); assert r["documents"] == [], r' "$tmp/hangup.reader.out"
-  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+  tier_bus_stop "$bus"
 else ko "hangup: BlueZoo did not start"; fi
 
-echo "hostile-text: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tier_summary

@@ -15,13 +15,12 @@ true when the link went down before HOLD, as either end's Device1.Connected show
 updates only the side that called Disconnect: here the holder's).
 """
 import json
-import os
 import sys
 import time
 
 import dbus
 
-BLUEZ = "org.bluez"
+from testpeers import BLUEZ, private_bus
 STATE = "00000001-a123-48ce-896b-4c76973373e6"
 CLIENT2SERVER = "00000002-a123-48ce-896b-4c76973373e6"
 
@@ -34,7 +33,7 @@ def objects(bus):
 def main():
     adapter, service, behaviour = sys.argv[1], sys.argv[2].lower(), sys.argv[3]
     hold = float(sys.argv[4]) if len(sys.argv) > 4 else 60
-    bus = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
+    bus = private_bus()
     adapter_path = f"/org/bluez/{adapter}"
     dbus.Interface(bus.get_object(BLUEZ, adapter_path), "org.bluez.Adapter1").StartDiscovery()
     device = None

@@ -18,20 +18,14 @@ sessions=${2:-200}
 readers=10
 warmup=$readers
 rss_bound_kb=${RSS_BOUND_KB:-2048}
-tmp=$(mktemp -d)
+. Tests/Support/lib/tier.sh
+tier_begin "kiosk soak"
+tier_tail=20
 bus="$tmp/bus"
 serve_pid="" tty_pid=""
-cleanup() {
-  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-  [ -n "$tty_pid" ] && kill "$tty_pid" 2>/dev/null
-  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "kiosk soak FAILED: $1"; [ -n "${2:-}" ] && tail -20 "$2" | sed 's/^/  /'; exit 1; }
+tier_track_variables serve_pid tty_pid
 
-"$bin/mdoc-holder" credentials import Fixtures/mdl.cbor --device-key Fixtures/mdl-device-key.pem \
-  --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/wallet.sqlite" >/dev/null || fail "import"
+import_test_mdl "$tmp/wallet.sqlite" || die "import"
 cat >"$tmp/kiosk.toml" <<'TOML'
 [[rule]]
 reader = "trusted"
@@ -39,7 +33,7 @@ doctype = "org.iso.18013.5.1.mDL"
 allow = ["org.iso.18013.5.1:age_over_18"]
 TOML
 export BLUEZOO_ADAPTERS=$((readers + 1))
-address=$(Tests/Support/bluezoo-bus.sh start "$bus") || fail "BlueZoo did not start"
+address=$(tier_bus_start "$bus") || die "BlueZoo did not start"
 export DBUS_SYSTEM_BUS_ADDRESS="$address"
 qr="$tmp/qr.png"
 # A pseudo-terminal for --qr-tty: its name in tty.name, everything drawn on it in tty.out.
@@ -56,7 +50,7 @@ with open(sys.argv[1], "wb") as out:
         out.flush()
 ' "$tmp/tty.out" >"$tmp/tty.name" &
 tty_pid=$!
-for _ in $(seq 1 50); do [ -s "$tmp/tty.name" ] && break; sleep 0.1; done
+wait_file "$tmp/tty.name" 5
 "$bin/mdoc-holder" serve --kiosk --consent "policy:$tmp/kiosk.toml" --reader-trust Fixtures/pki/reader-ca.pem \
   --untrusted-readers refuse --qr "png:$qr" --qr-tty "$(cat "$tmp/tty.name")" --store "$tmp/wallet.sqlite" \
   2>"$tmp/serve.err" &
@@ -71,29 +65,29 @@ wait_new() {
 fds() { ls "/proc/$serve_pid/fd" | wc -l; }
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$serve_pid/status"; }
 
-wait_new none || fail "no QR code within 6 s" "$tmp/serve.err"
+wait_new none || die "no QR code within 6 s" "$tmp/serve.err"
 echo "kiosk soak: at start (armed, no session yet): $(fds) fds, RSS $(rss) kB"
 start=$(date +%s.%N)
 for i in $(seq 1 "$sessions"); do
   current=$(inode)
-  uri=$(zbarimg -q --raw -Sdisable -Sqrcode.enable "$qr") || fail "session $i: the QR code does not decode"
+  uri=$(zbarimg -q --raw -Sdisable -Sqrcode.enable "$qr") || die "session $i: the QR code does not decode"
   timeout 60 "$bin/mdoc-reader" request "$uri" --adapter "hci$(((i - 1) % readers + 1))" --trust-anchor Fixtures/pki/iaca.pem --json \
     --reader-key Fixtures/pki/reader.key.pem --reader-cert Fixtures/pki/reader.pem \
     --element org.iso.18013.5.1:age_over_18 >"$tmp/reader.out" 2>"$tmp/reader.err" \
-    || fail "session $i: the reader did not get a verified response" "$tmp/reader.err"
+    || die "session $i: the reader did not get a verified response" "$tmp/reader.err"
   # The kiosk arms the next engagement; after a round of readers BlueZoo restarts and it arms again.
-  wait_new "$current" || fail "session $i: no fresh engagement after the session" "$tmp/serve.err"
+  wait_new "$current" || die "session $i: no fresh engagement after the session" "$tmp/serve.err"
   if [ $((i % readers)) = 0 ]; then
     armed=$(inode)
-    Tests/Support/bluezoo-bus.sh restart-mock "$bus" >/dev/null || fail "session $i: BlueZoo did not restart"
-    wait_new "$armed" || fail "session $i: the kiosk did not re-arm after BlueZoo restarted" "$tmp/serve.err"
+    Tests/Support/bluezoo-bus.sh restart-mock "$bus" >/dev/null || die "session $i: BlueZoo did not restart"
+    wait_new "$armed" || die "session $i: the kiosk did not re-arm after BlueZoo restarted" "$tmp/serve.err"
   fi
   if [ "$i" = "$warmup" ]; then fds_start=$(fds); rss_start=$(rss); fi
   if [ $((i % 50)) = 0 ]; then echo "kiosk soak: after $i sessions: $(fds) fds, RSS $(rss) kB"; fi
 done
 end=$(date +%s.%N)
 fds_end=$(fds); rss_end=$(rss)
-kill -0 "$serve_pid" 2>/dev/null || fail "the service died" "$tmp/serve.err"
+kill -0 "$serve_pid" 2>/dev/null || die "the service died" "$tmp/serve.err"
 restarts=$(grep -c 'bluetoothd left the bus:' "$tmp/serve.err")
 sent=$("$bin/mdoc-holder" history --json --store "$tmp/wallet.sqlite" | python3 -c '
 import json, sys; print(sum(1 for e in json.load(sys.stdin) if e["decision"] == "sent"))')
@@ -101,13 +95,14 @@ awk -v s="$start" -v e="$end" -v n="$sessions" -v sent="$sent" \
   'BEGIN { printf "kiosk soak: %d sessions in %.1f s wall time (%.2f s each), %d sent in the history\n", n, e - s, (e - s) / n, sent }'
 echo "kiosk soak: after $warmup sessions: $fds_start fds, RSS $rss_start kB; after $sessions: $fds_end fds, RSS $rss_end kB"
 echo "kiosk soak: bounds: fds +0, RSS +$rss_bound_kb kB; BlueZoo restarts seen by the kiosk: $restarts"
-[ "$sent" = "$sessions" ] || fail "$sent of $sessions presentations in the history"
+[ "$sent" = "$sessions" ] || die "$sent of $sessions presentations in the history"
 drawn=$(grep -c $'\e\[2J' "$tmp/tty.out")
 echo "kiosk soak: QR codes drawn on $(cat "$tmp/tty.name"): $drawn"
-[ "$drawn" -gt "$sessions" ] || fail "$drawn QR codes drawn on the terminal for $sessions sessions" "$tmp/serve.err"
+[ "$drawn" -gt "$sessions" ] || die "$drawn QR codes drawn on the terminal for $sessions sessions" "$tmp/serve.err"
 # Explicit colours on a terminal (white on black, reset after each line), so the code scans
 # on light and dark terminal themes alike.
-grep -q $'\e\[97;40m' "$tmp/tty.out" || fail "the QR code on the terminal has no explicit colours"
-[ "$fds_end" -le "$fds_start" ] || fail "open fds grew from $fds_start to $fds_end"
-[ $((rss_end - rss_start)) -le "$rss_bound_kb" ] || fail "RSS grew by $((rss_end - rss_start)) kB"
-echo "kiosk soak: passed"
+grep -q $'\e\[97;40m' "$tmp/tty.out" || die "the QR code on the terminal has no explicit colours"
+[ "$fds_end" -le "$fds_start" ] || die "open fds grew from $fds_start to $fds_end"
+[ $((rss_end - rss_start)) -le "$rss_bound_kb" ] || die "RSS grew by $((rss_end - rss_start)) kB"
+ok
+tier_summary

@@ -55,13 +55,11 @@ import hashlib
 import json
 import os
 import secrets
-import signal
-import ssl
 import sys
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import cbor2
 from cryptography import x509
@@ -75,14 +73,13 @@ from openvc import mdoc as openvc_mdoc
 from jwcrypto.jwk import JWK as JWCryptoJWK
 from sd_jwt.verifier import SDJWTVerifier
 
+from testpeers import HOSTILE, announce, b64url, b64url_decode, exit_with_the_test, https_server, tls_context
+
 MDL = "org.iso.18013.5.1.mDL"
 NS = "org.iso.18013.5.1"
 REQUEST_TYPE = "oauth-authz-req+jwt"
 PREREGISTERED_CLIENT_ID = "verifier.localhost"
 PID_VCT = "urn:eudi:pid:1"
-# hostile_text: words that would drive a terminal (clear the screen, home the cursor, forge a
-# line, reverse the text, a C1 CSI).
-HOSTILE = "\x1b[2J\x1b[H\nFrom: Trusted Police Issuer\u202e\x9b31m"
 SD_JWT_REGISTERED = {"iss", "iat", "nbf", "exp", "cnf", "vct", "status", "sub", "_sd_alg"}
 
 
@@ -117,14 +114,6 @@ def verify_sd_jwt(presentation: str, ca, client_id: str, nonce: str) -> dict:
     assert kb_header.get("typ") == "kb+jwt", kb_header
     assert abs(time.time() - kb_payload["iat"]) < 300, "KB-JWT iat is not recent"
     return verifier.get_verified_payload()
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def b64url_decode(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 # --------------------------------------------------------------------------- PKI
@@ -565,22 +554,11 @@ def main():
                                        "at localhost: for the wallet's endpoint address policy)")
     args = parser.parse_args()
 
-    # A child spawned from a test runner may inherit a signal mask with SIGTERM blocked.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-
     ca_path, tls_path, tls_key_path, sign_key, sign_chain = make_pki(args.dir, [args.host] if args.host else [])
     with open(args.iaca, "rb") as f:
         iaca = x509.load_pem_x509_certificate(f.read())
 
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    context.load_cert_chain(tls_path, tls_key_path)
-    context.set_alpn_protocols(["http/1.1"])
-
-    server = ThreadingHTTPServer((args.host or "127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    server.socket = context.wrap_socket(server.socket, server_side=True)
+    server = https_server(args.host or "127.0.0.1", Handler, tls_context(tls_path, tls_key_path))
     port = server.server_address[1]
     sd_jwt_ca = None
     if args.sd_jwt_ca:
@@ -600,14 +578,8 @@ def main():
             f'response_uris = ["https://localhost:{port}/response"]\n'
             'jwk = "verifier-signing.jwk"\n')
 
-    # Never outlive the test that started it.
-    threading.Timer(args.lifetime, lambda: os._exit(0)).start()
-    ready = json.dumps({"port": port, "ca": ca_path})
-    if args.ready_file:
-        with open(args.ready_file + ".tmp", "w") as f:
-            f.write(ready)
-        os.replace(args.ready_file + ".tmp", args.ready_file)
-    print(ready, flush=True)
+    exit_with_the_test(args.lifetime)
+    print(announce({"port": port, "ca": ca_path}, args.ready_file), flush=True)
     server.serve_forever()
 
 

@@ -32,46 +32,21 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 1
 fi
 
-tmp="$(mktemp -d)"
+. Tests/Support/lib/tier.sh
+tier_begin packaging
+tier_verbose=1
 chmod 0755 "$tmp" # the unprivileged test callers reach the bus socket in it
 peerdir="$tmp/peers" # where the D-Bus peers, as other users, leave what they saw
 mkdir -m 1777 "$peerdir"
-bg_pids=()
 daemon_pid=""
-cleanup() {
-    local pid
-    for pid in "${bg_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${bg_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    [ -z "$daemon_pid" ] || kill "$daemon_pid" 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
-check() { # check DESCRIPTION COMMAND...: passes when the command succeeds
-    local description="$1"
-    shift
-    if "$@"; then pass "$description"; else fail "$description"; fi
-}
-# Waits up to $2 tenths of a second for file $1 to exist.
-wait_for_file() {
-    local i
-    for i in $(seq 1 "$2"); do
-        [ -e "$1" ] && return 0
-        sleep 0.1
-    done
-    return 1
-}
+tier_track_variables daemon_pid
 
 # ---- (a) make install --------------------------------------------------------------
 dest="$tmp/dest"
 if make -s install DESTDIR="$dest" BIN_DIR="$bin" >"$tmp/install.log" 2>&1; then
-    pass "make install DESTDIR BIN_DIR (PREFIX=/usr/local)"
+    ok "make install DESTDIR BIN_DIR (PREFIX=/usr/local)"
 else
-    fail "make install DESTDIR BIN_DIR (PREFIX=/usr/local)"
+    ko "make install DESTDIR BIN_DIR (PREFIX=/usr/local)"
     cat "$tmp/install.log"
 fi
 
@@ -115,9 +90,9 @@ EOF
 sort -k2 -o "$expected" "$expected"
 (cd "$dest" && find . -type f -printf '%m %P\n' | sort -k2) >"$tmp/found"
 if diff -u "$expected" "$tmp/found" >"$tmp/files.diff"; then
-    pass "installed files and modes ($(wc -l <"$expected") files, nothing else)"
+    ok "installed files and modes ($(wc -l <"$expected") files, nothing else)"
 else
-    fail "installed files and modes"
+    ko "installed files and modes"
     cat "$tmp/files.diff"
 fi
 # The completions and man pages come from the binaries: they know the subcommands.
@@ -180,9 +155,9 @@ check "install refuses HOLDER_GROUP='a\"b'" \
 usrdest="$tmp/usr-dest"
 if make -s install DESTDIR="$usrdest" PREFIX=/usr BIN_DIR="$bin" SERVICE_USER=daemon HOLDER_GROUP=users \
     >"$tmp/install3.log" 2>&1; then
-    pass "make install PREFIX=/usr SERVICE_USER=daemon HOLDER_GROUP=users"
+    ok "make install PREFIX=/usr SERVICE_USER=daemon HOLDER_GROUP=users"
 else
-    fail "make install PREFIX=/usr SERVICE_USER=daemon HOLDER_GROUP=users"
+    ko "make install PREFIX=/usr SERVICE_USER=daemon HOLDER_GROUP=users"
     cat "$tmp/install3.log"
 fi
 check "PREFIX=/usr: unit in /usr/lib/systemd/system, ExecStart=/usr/bin/mdoc-holder" \
@@ -196,7 +171,7 @@ make -s uninstall DESTDIR="$dest" >"$tmp/uninstall.log" 2>&1 || cat "$tmp/uninst
 remaining="$(cd "$dest" && find . -type f -printf '%P\n')"
 check "make uninstall leaves only etc/default/mdoc-holder" test "$remaining" = etc/default/mdoc-holder
 [ "$remaining" = etc/default/mdoc-holder ] || echo "$remaining"
-make -s install DESTDIR="$dest" BIN_DIR="$bin" >/dev/null 2>&1 || fail "reinstall after uninstall"
+make -s install DESTDIR="$dest" BIN_DIR="$bin" >/dev/null 2>&1 || ko "reinstall after uninstall"
 
 # ---- (b) systemd-analyze ---------------------------------------------------------------
 # --root=$dest so ExecStart= resolves to the installed binary; the host's own units
@@ -213,9 +188,9 @@ verify_clean() { # verify_clean LABEL: systemd-analyze verify exits 0 and prints
     local out rc=0
     out="$(analyze verify mdoc-holder.service)" || rc=$?
     if [ "$rc" -eq 0 ] && [ -z "$out" ]; then
-        pass "systemd-analyze verify: $1: clean"
+        ok "systemd-analyze verify: $1: clean"
     else
-        fail "systemd-analyze verify: $1 (exit $rc):"
+        ko "systemd-analyze verify: $1 (exit $rc):"
         echo "$out"
     fi
 }
@@ -239,7 +214,7 @@ done
 out="$(security)"
 check "security with kiosk-tty.conf: /dev/tty1 allowed, still no IP sockets" \
     grep -qE '✗ DeviceAllow=.*/dev/tty1:rw' <<<"$out"
-grep -qF '✓ RestrictAddressFamilies=~AF_(INET|INET6) ' <<<"$out" || fail "kiosk drop-ins opened IP sockets"
+grep -qF '✓ RestrictAddressFamilies=~AF_(INET|INET6) ' <<<"$out" || ko "kiosk drop-ins opened IP sockets"
 rm -rf "$dropins"
 mkdir -p "$dropins"
 cp "$dest/usr/local/share/mdoc-holder/systemd/online.conf" "$dropins/"
@@ -277,11 +252,11 @@ if dbus-daemon --config-file="$busdir/bus.conf" --fork --print-address=1 --print
     daemon_pid="$(sed -n 2p "$busdir/daemon.out")"
     export DBUS_SYSTEM_BUS_ADDRESS
     DBUS_SYSTEM_BUS_ADDRESS="$(sed -n 1p "$busdir/daemon.out")"
-    pass "dbus-daemon loads the installed policy"
+    ok "dbus-daemon loads the installed policy"
 else
-    fail "dbus-daemon refused the configuration with the installed policy:"
+    ko "dbus-daemon refused the configuration with the installed policy:"
     cat "$busdir/daemon.err"
-    echo "packaging: $passed passed, $((failed + 1)) failed (no bus: the policy checks did not run)"
+    tier_summary "(no bus: the policy checks did not run)"
     exit 1
 fi
 # dbus-daemon warns on stderr about names it cannot resolve (a group that does not exist...)
@@ -303,12 +278,12 @@ denied() { # denied DESCRIPTION WHO... -- ARGS: the bus refuses with AccessDenie
     local description="$1"
     shift
     if call "$@"; then
-        fail "$description: allowed"
+        ko "$description: allowed"
         echo "$reply"
     elif grep -q 'org.freedesktop.DBus.Error.AccessDenied' <<<"$reply"; then
-        pass "$description: refused (AccessDenied)"
+        ok "$description: refused (AccessDenied)"
     else
-        fail "$description: failed otherwise"
+        ko "$description: failed otherwise"
         echo "$reply"
     fi
 }
@@ -316,9 +291,9 @@ allowed() { # allowed DESCRIPTION PATTERN WHO... -- ARGS: succeeds and the reply
     local description="$1" pattern="$2"
     shift 2
     if call "$@" && grep -q -- "$pattern" <<<"$reply"; then
-        pass "$description: allowed"
+        ok "$description: allowed"
     else
-        fail "$description"
+        ko "$description"
         echo "$reply"
     fi
 }
@@ -333,13 +308,13 @@ denied "a group member owns org.mdocholder" "${as_member[@]}" -- "${request_name
 
 # The stand-in service, as the service user.
 (cd "$tmp" && exec "${as_service[@]}" "$python" "$peers" stub "$peerdir") >"$tmp/stub.out" 2>&1 &
-bg_pids+=($!)
+tier_track $!
 stub_pid=$!
 for _ in $(seq 1 100); do grep -qs owned "$peerdir/stub.log" && break; sleep 0.1; done
 if grep -qs owned "$peerdir/stub.log"; then
-    pass "the service user owns org.mdocholder"
+    ok "the service user owns org.mdocholder"
 else
-    fail "the service user could not own org.mdocholder:"
+    ko "the service user could not own org.mdocholder:"
     cat "$tmp/stub.out"
 fi
 
@@ -365,9 +340,9 @@ allowed "root: Holder1.StartProximity" 'mdoc:stub' -- "${holder[@]}" org.mdochol
 
 # A consent agent in the group registers; the service user's call to it goes through.
 (cd "$tmp" && exec "${as_member[@]}" "$python" "$peers" agent "$peerdir") >"$tmp/agent.out" 2>&1 &
-bg_pids+=($!)
+tier_track $!
 agent_pid=$!
-wait_for_file "$peerdir/agent.log" 100 || true
+wait_file "$peerdir/agent.log" 10 || true
 check "group member: RegisterAgent allowed, the service's RequestConsent reaches the agent" \
     grep -q '^asked 1 by ' "$peerdir/agent.log"
 for _ in $(seq 1 50); do grep -qs "^consent-" "$peerdir/stub.log" && break; sleep 0.1; done
@@ -391,12 +366,12 @@ wait "$agent_pid" 2>/dev/null || true
 for who in member nobody; do
     if [ "$who" = member ]; then runner=("${as_member[@]}"); else runner=("${as_nobody[@]}"); fi
     (cd "$tmp" && exec "${runner[@]}" "$python" "$peers" listen "$peerdir" "$who") >"$tmp/listen-$who.out" 2>&1 &
-    bg_pids+=($!)
+    tier_track $!
 done
-wait_for_file "$peerdir/member.ready" 100 && wait_for_file "$peerdir/nobody.ready" 100 \
-    || { fail "listeners did not subscribe"; cat "$tmp"/listen-*.out; }
+wait_file "$peerdir/member.ready" 10 && wait_file "$peerdir/nobody.ready" 10 \
+    || { ko "listeners did not subscribe"; cat "$tmp"/listen-*.out; }
 call -- "${holder[@]}" org.mdocholder.Holder1.StartProximity dict:string:string: || echo "$reply"
-wait_for_file "$peerdir/member.log" 50 || true
+wait_file "$peerdir/member.log" 5 || true
 sleep 1 # the same signal, had the bus let it through, would have reached the other listener by now
 check "group member receives EngagementReady" grep -q '^EngagementReady ' "$peerdir/member.log"
 check "nobody does not receive EngagementReady" test ! -e "$peerdir/nobody.log"
@@ -435,7 +410,7 @@ check "udev rule: one rule; hci hosts only; TAG+=systemd; SYSTEMD_WANTS+=mdoc-ho
 # socket and mount(2), and to hide /proc/cpuinfo (a control: else this proves nothing).
 sandbox=("$python" "$root/Tests/Support/sandbox-exec.py")
 if "${sandbox[@]}" --probe >"$tmp/probe.out" 2>&1; then
-    pass "sandbox refuses W+X memory, AF_INET sockets and mount(2), hides /proc/cpuinfo (control)"
+    ok "sandbox refuses W+X memory, AF_INET sockets and mount(2), hides /proc/cpuinfo (control)"
     store="$tmp/sandbox-store/wallet.sqlite"
     ok=1
     for args in "credentials import Fixtures/mdl.cbor --device-key Fixtures/mdl-device-key.pem --trust-anchor Fixtures/pki/iaca.pem --store $store" \
@@ -460,14 +435,14 @@ if "${sandbox[@]}" --probe >"$tmp/probe.out" 2>&1; then
         >"$wrapped/mdoc-holder"
     chmod 0755 "$wrapped/mdoc-holder"
     if timeout 600 Tests/Support/ble-bluezoo-test.sh "$wrapped" >"$tmp/bluezoo.out" 2>&1; then
-        pass "BLE and online presentations (BlueZoo tier) with mdoc-holder in the sandbox"
+        ok "BLE and online presentations (BlueZoo tier) with mdoc-holder in the sandbox"
         tail -1 "$tmp/bluezoo.out"
     else
-        fail "BLE and online presentations (BlueZoo tier) with mdoc-holder in the sandbox:"
+        ko "BLE and online presentations (BlueZoo tier) with mdoc-holder in the sandbox:"
         tail -30 "$tmp/bluezoo.out"
     fi
 else
-    fail "the sandbox does not work on this kernel ($(uname -r)):"
+    ko "the sandbox does not work on this kernel ($(uname -r)):"
     cat "$tmp/probe.out"
 fi
 
@@ -488,5 +463,4 @@ out="$(policy_error "$tmp/bad-policy.toml")"
 check "a broken copy of the sample is refused with its line number (control)" grep -qiE 'polic.*line [0-9]' <<<"$out"
 grep -qiE 'polic.*line [0-9]' <<<"$out" || echo "$out"
 
-echo "packaging: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tier_summary

@@ -6,18 +6,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-check() {  # check NAME COMMAND...: passes when the command succeeds
-  local name=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; sed 's/^/  /' "$tmp/err" | head -5; fi
-}
+. Tests/Support/lib/tier.sh
+tier_begin sd-jwt
 refused() {  # refused NAME MESSAGE_PART FILE [ARGS...]: the import exits 1 saying MESSAGE_PART
   local name=$1 want=$2 file=$3; shift 3
   "$bin/mdoc-holder" credentials import "$file" "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
-  if [ "$got" = 1 ] && grep -q -- "$want" "$tmp/err"; then passed=$((passed + 1)); else
-    failed=$((failed + 1)); echo "FAIL: $name (exit $got)"; sed 's/^/  /' "$tmp/err" | head -3; fi
+  if [ "$got" = 1 ] && grep -q -- "$want" "$tmp/err"; then ok; else ko "$name (exit $got)" "$tmp/err" 3; fi
 }
 count() { "$bin/mdoc-holder" credentials list --json --store "$1" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
 vc="$tmp/vc"
@@ -80,7 +74,8 @@ mkdir -p "$tmp/verifier"
 .venv-test/bin/python3 Tests/Support/oid4vp_verifier.py --dir "$tmp/verifier" --iaca Fixtures/pki/iaca.pem \
   --sd-jwt-ca "$vc/ca.pem" --lifetime 120 --ready-file "$tmp/verifier.json" >/dev/null 2>"$tmp/verifier.err" &
 verifier_pid=$!
-for _ in $(seq 1 100); do [ -s "$tmp/verifier.json" ] && break; sleep 0.1; done
+tier_track "$verifier_pid"
+wait_file "$tmp/verifier.json"
 port=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/verifier.json")
 online() {  # online NAME POLICY EXPECTED_PYTHON [START_FIELDS...]: one present-online run, then /result
   local name=$1 policy=$2 expected=$3; shift 3
@@ -93,8 +88,8 @@ online() {  # online NAME POLICY EXPECTED_PYTHON [START_FIELDS...]: one present-
   if curl -s --cacert "$tmp/verifier/ca.pem" "https://localhost:$port/result/$sid" | python3 -c "
 import json, sys
 r = json.load(sys.stdin)
-$expected" 2>"$tmp/result.err"; then passed=$((passed + 1)); else
-    failed=$((failed + 1)); echo "FAIL: $name"; sed 's/^/  /' "$tmp/result.err" "$tmp/online.err" | tail -6; fi
+$expected" 2>"$tmp/result.err"; then ok; else
+    ko "$name"; sed 's/^/  /' "$tmp/result.err" "$tmp/online.err" | tail -6; fi
 }
 online "(a) selected PID claims: exactly those disclosed, KB-JWT bound to the verifier" "$tmp/policy.toml" '
 assert r["verified"] and r["sd_jwt_verified"] and r["vp_token_keys"] == ["pid"], r
@@ -124,5 +119,4 @@ check "no claim value in the holder's output" bash -c "! grep -q -f '$vc/values.
 
 check "delete removes it" "$bin/mdoc-holder" credentials delete "$id" --store "$store"
 check "only the mDL is left after delete" test "$(count "$store")" = 1
-echo "sd-jwt: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+tier_summary

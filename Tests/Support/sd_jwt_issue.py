@@ -26,6 +26,8 @@ from sd_jwt.common import SDObj
 from sd_jwt.holder import SDJWTHolder
 from sd_jwt.issuer import SDJWTIssuer
 
+from testpeers import b64url, b64url_decode
+
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 now = datetime.datetime.now(datetime.timezone.utc)
@@ -85,13 +87,6 @@ def issue(user_claims, holder=holder_key, typ="dc+sd-jwt"):
     return SDJWTIssuer(user_claims, issuer_key, holder, sign_alg="ES256", add_decoy_claims=True,
                        extra_header_parameters={"typ": typ, "x5c": x5c}).sd_jwt_issuance
 
-
-def b64url(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def b64url_decode(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 pid = issue(claims())

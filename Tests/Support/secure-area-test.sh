@@ -10,22 +10,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
-tmp=$(mktemp -d)
-passed=0 failed=0
+. Tests/Support/lib/tier.sh
+tier_begin secure-area-test
 holder_pid="" swtpm_pid=""
-cleanup() {
-  [ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null
-  [ -n "$swtpm_pid" ] && kill "$swtpm_pid" 2>/dev/null
-  for d in "$tmp"/bus-*; do [ -d "$d" ] && Tests/Support/bluezoo-bus.sh stop "$d" >/dev/null 2>&1; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-ok() { passed=$((passed + 1)); }
-ko() { failed=$((failed + 1)); echo "FAIL: $1"; [ -n "${2:-}" ] && sed 's/^/  /' "$2" | tail -15; }
+tier_track_variables holder_pid swtpm_pid
 # Nothing of this test touches the user's configuration directory.
 export XDG_CONFIG_HOME="$tmp/config"
 
-command -v swtpm >/dev/null || { echo "swtpm missing: run Tests/Support/install-deps.sh test"; exit 1; }
+need_bin swtpm
 port=$((20000 + RANDOM % 20000))
 start_tpm() {
   swtpm socket --tpm2 --tpmstate dir="$tmp/tpm" --server type=tcp,port=$port,bindaddr=127.0.0.1 \
@@ -69,7 +61,7 @@ elif grep -q "credential(s) $cred_id" "$tmp/delete.err"; then ok; else ko "keys 
 present() {
   local case=$1; shift
   local bus="$tmp/bus-$case" address uri=""
-  address=$(Tests/Support/bluezoo-bus.sh start "$bus") || { ko "$case: BlueZoo did not start"; return 1; }
+  address=$(tier_bus_start "$bus") || { ko "$case: BlueZoo did not start"; return 1; }
   DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 120 "$bin/mdoc-holder" present --adapter hci0 --once --qr uri \
     --consent "policy:$tmp/policy.toml" --reader-trust Fixtures/pki/reader-ca.pem --untrusted-readers refuse \
     ${holder_args:-} >"$tmp/$case.holder.out" 2>"$tmp/$case.holder.err" &
@@ -86,7 +78,7 @@ present() {
   reader_exit=$?
   wait "$holder_pid"; holder_exit=$?
   holder_pid=""
-  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+  tier_bus_stop "$bus"
 }
 cat > "$tmp/policy.toml" <<'TOML'
 [[rule]]
@@ -192,5 +184,4 @@ if DBUS_SYSTEM_BUS_ADDRESS="unix:path=$tmp/no-bus" timeout 20 "$bin/mdoc-holder"
 elif grep -q "key-encryption key $tmp/kek is missing" "$tmp/nokek.err" && grep -q -- "--kek-file" "$tmp/nokek.err"; then ok
 else ko "without its KEK: the error names the key and how to give it" "$tmp/nokek.err"; fi
 
-echo "secure-area-test: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+tier_summary

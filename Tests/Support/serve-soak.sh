@@ -10,20 +10,15 @@ cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
 sessions=${2:-4000}
 bound=${SOAK_BOUND_BYTES:-256}
-tmp=$(mktemp -d)
+. Tests/Support/lib/tier.sh
+tier_begin "serve soak"
+tier_tail=20
 bus="$tmp/bus"
 serve_pid=""
-cleanup() {
-  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "serve soak FAILED: $1"; [ -n "${2:-}" ] && tail -20 "$2" | sed 's/^/  /'; exit 1; }
+tier_track_variables serve_pid
 
-"$bin/mdoc-holder" credentials import Fixtures/mdl.cbor --device-key Fixtures/mdl-device-key.pem \
-  --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/wallet.sqlite" >/dev/null || fail "import"
-address=$(Tests/Support/bluezoo-bus.sh start "$bus") || fail "BlueZoo did not start"
+import_test_mdl "$tmp/wallet.sqlite" || die "import"
+address=$(tier_bus_start "$bus") || die "BlueZoo did not start"
 export DBUS_SYSTEM_BUS_ADDRESS="$address"
 "$bin/mdoc-holder" serve --consent agent --store "$tmp/wallet.sqlite" 2>"$tmp/serve.err" &
 serve_pid=$!
@@ -32,15 +27,16 @@ owned() {
     org.freedesktop.DBus.NameHasOwner string:org.mdocholder 2>/dev/null | grep -q 'boolean true'
 }
 for _ in $(seq 1 100); do owned && break; sleep 0.1; done
-owned || fail "serve did not take org.mdocholder" "$tmp/serve.err"
+owned || die "serve did not take org.mdocholder" "$tmp/serve.err"
 fds() { ls "/proc/$serve_pid/fd" | wc -l; }
 
 # Warm-up: the first sessions allocate what stays (the adapter's links, caches).
-/usr/bin/python3 Tests/Support/serve_soak.py "$serve_pid" 100 1000000000 >/dev/null || fail "warm-up" "$tmp/serve.err"
+/usr/bin/python3 Tests/Support/serve_soak.py "$serve_pid" 100 1000000000 >/dev/null || die "warm-up" "$tmp/serve.err"
 fds_start=$(fds)
-/usr/bin/python3 Tests/Support/serve_soak.py "$serve_pid" "$sessions" "$bound" || fail "RSS grows per session" "$tmp/serve.err"
+/usr/bin/python3 Tests/Support/serve_soak.py "$serve_pid" "$sessions" "$bound" || die "RSS grows per session" "$tmp/serve.err"
 fds_end=$(fds)
-kill -0 "$serve_pid" 2>/dev/null || fail "the service died" "$tmp/serve.err"
+kill -0 "$serve_pid" 2>/dev/null || die "the service died" "$tmp/serve.err"
 echo "serve soak: open fds $fds_start after warm-up, $fds_end at the end"
-[ "$fds_end" -le "$fds_start" ] || fail "open fds grew from $fds_start to $fds_end"
-echo "serve soak: passed"
+[ "$fds_end" -le "$fds_start" ] || die "open fds grew from $fds_start to $fds_end"
+ok
+tier_summary

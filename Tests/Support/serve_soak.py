@@ -9,13 +9,12 @@ sessions of the last half, in bytes per session, and exits 1 when it is above BO
 A StartProximity refused with Busy right after Cancel returned is a failure too (Cancel
 returns once the session is gone).
 """
-import os
 import sys
 import time
 
 import dbus
 
-NAME, PATH, HOLDER = "org.mdocholder", "/org/mdocholder", "org.mdocholder.Holder1"
+from testpeers import HOLDER, NAME, PATH, private_bus
 
 
 def rss_kb(pid):
@@ -38,7 +37,7 @@ def slope(points):
 def main():
     pid, sessions, bound = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
     sample = int(sys.argv[4]) if len(sys.argv) > 4 else 50
-    bus = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
+    bus = private_bus()
     holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
     points = [(0, rss_kb(pid))]
     start = time.time()

@@ -7,25 +7,14 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
 client="/usr/bin/python3 Tests/Support/service_client.py"
-tmp=$(mktemp -d)
+. Tests/Support/lib/tier.sh
+tier_begin service
 bus="$tmp/bus"
-passed=0 failed=0
 serve_pid="" agent_pid="" verifier_pid="" issuer_pid=""
-cleanup() {
-  [ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null
-  [ -n "$verifier_pid" ] && kill "$verifier_pid" 2>/dev/null
-  [ -n "$issuer_pid" ] && kill "$issuer_pid" 2>/dev/null
-  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-  Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-ok() { passed=$((passed + 1)); }
-ko() { failed=$((failed + 1)); echo "FAIL: $1"; [ -n "${2:-}" ] && sed 's/^/  /' "$2" | tail -15; }
+tier_track_variables agent_pid verifier_pid issuer_pid serve_pid
 
-"$bin/mdoc-holder" credentials import Fixtures/mdl.cbor --device-key Fixtures/mdl-device-key.pem \
-  --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/wallet.sqlite" >/dev/null || { echo "import failed"; exit 1; }
-address=$(Tests/Support/bluezoo-bus.sh start "$bus") || { echo "BlueZoo did not start"; exit 1; }
+import_test_mdl "$tmp/wallet.sqlite" || die "import"
+address=$(tier_bus_start "$bus") || { echo "BlueZoo did not start"; exit 1; }
 export DBUS_SYSTEM_BUS_ADDRESS="$address"
 
 # An OpenID4VP verifier on loopback (its CA is made at start) for PresentOnline.
@@ -33,14 +22,14 @@ mkdir -p "$tmp/verifier"
 .venv-test/bin/python3 Tests/Support/oid4vp_verifier.py --dir "$tmp/verifier" --iaca Fixtures/pki/iaca.pem \
   --lifetime 300 --ready-file "$tmp/verifier.json" >/dev/null 2>"$tmp/verifier.err" &
 verifier_pid=$!
-for _ in $(seq 1 100); do [ -s "$tmp/verifier.json" ] && break; sleep 0.1; done
+wait_file "$tmp/verifier.json" 10
 [ -s "$tmp/verifier.json" ] || { echo "the verifier did not start"; cat "$tmp/verifier.err"; exit 1; }
 # An OpenID4VCI test issuer on loopback (its CA is made at start) for ReceiveCredential.
 mkdir -p "$tmp/issuer"
 .venv-test/bin/python3 Tests/Support/vci_issuer.py --dir "$tmp/issuer" --ds-key Fixtures/pki/ds.key.pem \
   --ds-cert Fixtures/pki/ds.pem --lifetime 600 --ready-file "$tmp/issuer.json" >/dev/null 2>"$tmp/issuer.err" &
 issuer_pid=$!
-for _ in $(seq 1 200); do [ -s "$tmp/issuer.json" ] && break; sleep 0.1; done
+wait_file "$tmp/issuer.json" 20
 [ -s "$tmp/issuer.json" ] || { echo "the issuer did not start"; cat "$tmp/issuer.err"; exit 1; }
 
 "$bin/mdoc-holder" serve --consent agent --agent-timeout 20 --reader-trust Fixtures/pki/reader-ca.pem \
@@ -432,5 +421,4 @@ PY
 then ok; else ko "receive: refused with NotSupported without --online" "$tmp/vci-offline.err"; fi
 kill -TERM "$serve_pid"; wait "$serve_pid"; serve_pid=""
 
-echo "service: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tier_summary

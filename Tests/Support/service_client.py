@@ -32,20 +32,10 @@ import sys
 import xml.etree.ElementTree as ET
 
 import dbus
-import dbus.mainloop.glib
 import dbus.service
 from gi.repository import GLib
 
-NAME = "org.mdocholder"
-PATH = "/org/mdocholder"
-HOLDER = "org.mdocholder.Holder1"
-MANAGER = "org.mdocholder.AgentManager1"
-AGENT = "org.mdocholder.ConsentAgent1"
-
-
-def connect():
-    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-    return dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
+from testpeers import AGENT, HOLDER, MANAGER, NAME, PATH, private_bus
 
 
 def plain(value):
@@ -64,7 +54,7 @@ def plain(value):
 
 
 def agent(mode, log_path, allow, code="decline"):
-    bus = connect()
+    bus = private_bus(main_loop=True)
     log = open(log_path, "a", buffering=1)
 
     def event(**fields):
@@ -121,7 +111,7 @@ def collect_signals(bus):
 
 
 def start(out, adapter, mode=None):
-    bus = connect()
+    bus = private_bus(main_loop=True)
     signals = collect_signals(bus)
     holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
     loop = GLib.MainLoop()
@@ -158,7 +148,7 @@ def start(out, adapter, mode=None):
 
 
 def online(url, out):
-    bus = connect()
+    bus = private_bus(main_loop=True)
     signals = collect_signals(bus)
     holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
     session = int(holder.PresentOnline(url, dbus.Dictionary({}, signature="sv"), timeout=30))
@@ -178,7 +168,7 @@ def online(url, out):
 
 
 def receive(offer, out, batch=None, wait=None):
-    bus = connect()
+    bus = private_bus(main_loop=True)
     signals = collect_signals(bus)
     holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
     options = dbus.Dictionary({}, signature="sv")
@@ -218,14 +208,14 @@ def receive(offer, out, batch=None, wait=None):
 
 
 def list_credentials():
-    bus = connect()
+    bus = private_bus(main_loop=True)
     holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
     print(json.dumps(plain(holder.ListCredentials())))
 
 
 def busy_receive(pending_offer, huge_offer, count, out):
     import time
-    bus = connect()
+    bus = private_bus(main_loop=True)
     holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
     none = dbus.Dictionary({}, signature="sv")
     loop = GLib.MainLoop()
@@ -278,7 +268,7 @@ def busy_receive(pending_offer, huge_offer, count, out):
 
 
 def busy_cancel(adapter):
-    bus = connect()
+    bus = private_bus(main_loop=True)
     signals = collect_signals(bus)
     holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
     session, uri = holder.StartProximity({"adapter": adapter}, timeout=30)
@@ -316,7 +306,7 @@ def busy_cancel(adapter):
 
 
 def history():
-    bus = connect()
+    bus = private_bus(main_loop=True)
     holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
     print(json.dumps(plain(holder.History(dbus.UInt32(0)))))
 
@@ -338,7 +328,7 @@ def shape(root):
 
 
 def introspect(xml_path):
-    bus = connect()
+    bus = private_bus(main_loop=True)
     exported = dbus.Interface(bus.get_object(NAME, PATH), "org.freedesktop.DBus.Introspectable").Introspect()
     want = shape(ET.parse(xml_path).getroot())
     got = shape(ET.fromstring(str(exported)))

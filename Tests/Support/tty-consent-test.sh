@@ -5,12 +5,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
-tmp=$(mktemp -d)
+. Tests/Support/lib/tier.sh
+tier_begin tty
 session="mdoc-tty-$$"
-trap 'tmux kill-session -t "$session" 2>/dev/null; rm -rf "$tmp"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-ko() { failed=$((failed + 1)); echo "FAIL: $1"; }
+tier_at_exit 'tmux kill-session -t "$session" 2>/dev/null'
 wait_for() {  # wait_for TEXT: up to 20 s for TEXT on the terminal
   for _ in $(seq 1 100); do
     tmux capture-pane -p -t "$session" 2>/dev/null | grep -qF "$1" && return 0
@@ -32,5 +30,4 @@ if grep -qF "you approved: org.iso.18013.5.1:family_name, org.iso.18013.5.1:give
 if grep -qF "decrypted and verified: VALID" "$tmp/out"; then ok; else ko "the reader verifies the response"; fi
 if ! grep -qF "age_over_18 =" "$tmp/out"; then ok; else ko "an element not chosen is not sent"; fi
 if ! grep -qF "Share?" "$tmp/out"; then ok; else ko "the prompt went to the terminal, not standard output"; fi
-echo "tty: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tier_summary

@@ -10,46 +10,25 @@ cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
 py=.venv-test/bin/python3
 [ -x "$py" ] || Tests/Support/python-venv.sh
-tmp=$(mktemp -d)
-pids=()
+. Tests/Support/lib/tier.sh
+tier_begin vci-test
 netns= veth=
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  if [ -n "$netns" ]; then ip link del "$veth" 2>/dev/null; ip netns del "$netns" 2>/dev/null; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+tier_at_exit 'if [ -n "$netns" ]; then ip link del "$veth" 2>/dev/null; ip netns del "$netns" 2>/dev/null; fi'
 export XDG_CONFIG_HOME=$tmp/config XDG_DATA_HOME=$tmp/data
 # Loopback servers only: a proxy of the environment (curl and the holder read it) is not used; the
 # https_proxy section sets its own.
 unset https_proxy HTTPS_PROXY http_proxy all_proxy ALL_PROXY no_proxy NO_PROXY
-started=$(date +%s.%N)
-passed=0 failed=0
-check() {  # check NAME COMMAND...: passes when the command succeeds
-  local name=$1; shift
-  if "$@" >"$tmp/cur.out" 2>"$tmp/cur.err"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; sed 's/^/  /' "$tmp/cur.err" | head -8; fi
-  mv "$tmp/cur.out" "$tmp/out"; mv "$tmp/cur.err" "$tmp/err"  # what the next check may read
-}
-fails() {  # fails NAME EXPECTED_EXIT COMMAND...: passes when the command exits with that code
-  local name=$1 want=$2; shift 2
-  "$@" >"$tmp/cur.out" 2>"$tmp/cur.err"; local got=$?
-  if [ "$got" = "$want" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name (exit $got, wanted $want)"; sed 's/^/  /' "$tmp/cur.err" | head -8; fi
-  mv "$tmp/cur.out" "$tmp/out"; mv "$tmp/cur.err" "$tmp/err"
-}
-wait_ready() {  # wait_ready FILE: up to 20 s for a server's ready file
-  for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.1; done
-  echo "FAIL: a test server did not start"; exit 1
-}
+wait_ready() { wait_file "$1" 20 || die "a test server did not start"; }  # wait_ready FILE
 
 mkdir -p "$tmp/issuer" "$tmp/verifier"
 "$py" Tests/Support/vci_issuer.py --dir "$tmp/issuer" --ds-key Fixtures/pki/ds.key.pem --ds-cert Fixtures/pki/ds.pem \
   --lifetime 300 --ready-file "$tmp/issuer/ready" >/dev/null &
-pids+=($!)
+tier_track $!
 wait_ready "$tmp/issuer/ready"
 # The verifier checks SD-JWT VCs against the CA the test issuer signs them under.
 "$py" Tests/Support/oid4vp_verifier.py --dir "$tmp/verifier" --iaca Fixtures/pki/iaca.pem \
   --sd-jwt-ca "$tmp/issuer/sd-jwt-ca.pem" --lifetime 300 --ready-file "$tmp/verifier/ready" >/dev/null &
-pids+=($!)
+tier_track $!
 wait_ready "$tmp/verifier/ready"
 iport=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/issuer/ready")
 vport=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/verifier/ready")
@@ -308,7 +287,7 @@ if command -v softhsm2-util >/dev/null && [ -f /usr/lib/softhsm/libsofthsm2.so ]
   check "the verifier verified it" bash -c \
     "curl -sf --cacert '$vca' https://localhost:$vport/result/$vsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"verified\"], r'"
 else
-  failed=$((failed + 1)); echo "FAIL: softhsm2 missing: run Tests/Support/install-deps.sh test"
+  ko "softhsm2 missing: run Tests/Support/install-deps.sh test"
 fi
 
 # -- dc+sd-jwt: SD-JWT VCs (IETF reference library) checked as an SD-JWT file import is, then presented
@@ -543,7 +522,7 @@ check "and shows the verifier's name escaped" grep -qF "\"OID4VP Test Verifier$h
 # -- and over BLE (BlueZoo on a private bus): the real holder and reader, another unused copy
 if [ -x .venv-test/bin/bluezoo ] && command -v dbus-daemon >/dev/null; then
   bus="$tmp/bus"
-  if address=$(Tests/Support/bluezoo-bus.sh start "$bus"); then
+  if address=$(tier_bus_start "$bus"); then
     DBUS_SYSTEM_BUS_ADDRESS="$address" timeout 60 "$bin/mdoc-holder" present --adapter hci0 --once --qr uri \
       --consent "policy:$tmp/present.toml" --untrusted-readers allow --store "$vstore" \
       >"$tmp/ble.holder.out" 2>"$tmp/ble.holder.err" &
@@ -555,13 +534,13 @@ if [ -x .venv-test/bin/bluezoo ] && command -v dbus-daemon >/dev/null; then
       "DBUS_SYSTEM_BUS_ADDRESS='$address' timeout 60 '$bin/mdoc-reader' request '$uri' --adapter hci1 --trust-anchor Fixtures/pki/iaca.pem --json --element org.iso.18013.5.1:family_name | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"valid\"] and [e[\"identifier\"] for e in r[\"documents\"][0][\"elements\"]] == [\"family_name\"], r'"
     wait "$bpid"; brc=$?
     check "present --once exits 0" test "$brc" = 0
-    Tests/Support/bluezoo-bus.sh stop "$bus" >/dev/null 2>&1
+    tier_bus_stop "$bus"
     check "a second copy is used, one remains" listed "$vstore" "[(x['copies'], x['unusedCopies']) for x in c] == [(3, 1)]"
   else
-    failed=$((failed + 1)); echo "FAIL: BlueZoo did not start"
+    ko "BlueZoo did not start"
   fi
 else
-  failed=$((failed + 1)); echo "FAIL: BlueZoo (.venv-test/bin/bluezoo) or dbus-daemon missing: run Tests/Support/install-deps.sh test"
+  ko "BlueZoo (.venv-test/bin/bluezoo) or dbus-daemon missing: run Tests/Support/install-deps.sh test"
 fi
 
 # -- every exchange has a total deadline: answers that trickle (headers at once, then a byte a
@@ -618,7 +597,7 @@ proxy_start() {  # proxy_start NAME MODE: a proxy logging to $tmp/NAME/log; sets
   mkdir -p "$tmp/$1"
   "$py" Tests/Support/connect_proxy.py --mode "$2" --log "$tmp/$1/log" --ready-file "$tmp/$1/ready" \
     --lifetime 300 >/dev/null 2>&1 &
-  pids+=($!)
+  tier_track $!
   wait_ready "$tmp/$1/ready"
   pxport=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/$1/ready")
 }
@@ -641,7 +620,7 @@ else
   check "receives through https_proxy (offer by reference, DPoP)" env https_proxy="$tunnel" \
     "$bin/mdoc-holder" credentials receive "$url" --yes --trust-anchor Fixtures/pki/iaca.pem --tls-ca "$ica" \
     --store "$tmp/proxied.sqlite"
-  failed=$((failed + 1)); echo "FAIL: counting the proxy's tunnels against the holder's connections needs strace"
+  ko "counting the proxy's tunnels against the holder's connections needs strace"
 fi
 tunnels=$(connects "$tmp/proxy/log" | wc -l)
 echo "vci-test: https_proxy: $tunnels exchanges of one receive, every one a tunnel"
@@ -684,7 +663,7 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v strace >/dev/nul
     mkdir -p "$tmp/public"
     ip netns exec "$netns" "$py" Tests/Support/vci_issuer.py --dir "$tmp/public" --host 198.51.100.10 \
       --ds-key Fixtures/pki/ds.key.pem --ds-cert Fixtures/pki/ds.pem --lifetime 120 --ready-file "$tmp/public/ready" >/dev/null &
-    pids+=($!)
+    tier_track $!
     wait_ready "$tmp/public/ready"
     pport=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/public/ready")
     for target in "token_at=169.254.169.254:443 169.254.169.254 a link-local address" \
@@ -721,7 +700,7 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v strace >/dev/nul
     mkdir -p "$tmp/public-verifier"
     ip netns exec "$netns" "$py" Tests/Support/oid4vp_verifier.py --dir "$tmp/public-verifier" --host 198.51.100.10 \
       --iaca Fixtures/pki/iaca.pem --lifetime 120 --ready-file "$tmp/public-verifier/ready" >/dev/null &
-    pids+=($!)
+    tier_track $!
     wait_ready "$tmp/public-verifier/ready"
     pvport=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/public-verifier/ready")
     pvca=$tmp/public-verifier/ca.pem
@@ -737,12 +716,10 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v strace >/dev/nul
     check "the verifier received nothing" bash -c \
       "curl -sf --cacert '$pvca' https://198.51.100.10:$pvport/result/$pvsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert not r[\"received\"], r'"
   else
-    failed=$((failed + 1)); echo "FAIL: the network namespace and veth pair could not be made"
+    ko "the network namespace and veth pair could not be made"
   fi
 else
-  failed=$((failed + 1)); echo "FAIL: the public-issuer case needs root, ip and strace (Tests/Support/install-deps.sh test)"
+  ko "the public-issuer case needs root, ip and strace (Tests/Support/install-deps.sh test)"
 fi
 
-elapsed=$(echo "$(date +%s.%N) - $started" | bc)
-echo "vci-test: $passed passed, $failed failed ($(printf '%.1f' "$elapsed") s)"
-[ "$failed" = 0 ]
+tier_summary "($(tier_elapsed) s)"

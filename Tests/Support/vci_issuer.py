@@ -76,13 +76,11 @@ import hashlib
 import json
 import os
 import secrets
-import signal
-import ssl
 import sys
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import cbor2
 from cryptography import x509
@@ -99,23 +97,13 @@ from sd_jwt.issuer import SDJWTIssuer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oid4vp_verifier import make_pki, trickle  # noqa: E402  (the same TLS test PKI, slow answers)
+from testpeers import HOSTILE, announce, b64url, b64url_decode, exit_with_the_test, https_server, tls_context  # noqa: E402
 
 MDL = "org.iso.18013.5.1.mDL"
-# hostile_text: words that would drive a terminal (clear the screen, home the cursor, forge a
-# line, reverse the text, a C1 CSI), for configuration ids, display names, doc types, errors.
-HOSTILE = "\x1b[2J\x1b[H\nFrom: Trusted Police Issuer\u202e\x9b31m"
 PID_VCT = "urn:eudi:pid:1"
 NS = "org.iso.18013.5.1"
 PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code"
 CLOCK_SKEW = 120
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def b64url_decode(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 class Violation(Exception):
@@ -928,8 +916,6 @@ def main():
     parser.add_argument("--host", default=None,
                         help="listen on this address and name it in the issuer identifiers (default 127.0.0.1, localhost)")
     args = parser.parse_args()
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
 
     ca_path, tls_path, tls_key_path, _, _ = make_pki(args.dir, [args.host] if args.host else [])
     with open(args.ds_key, "rb") as f:
@@ -937,31 +923,19 @@ def main():
     with open(args.ds_cert, "rb") as f:
         ds_cert = x509.load_pem_x509_certificate(f.read())
 
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    context.load_cert_chain(tls_path, tls_key_path)
-    context.set_alpn_protocols(["http/1.1"])
-    server = ThreadingHTTPServer((args.host or "127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    server.socket = context.wrap_socket(server.socket, server_side=True)
+    context = tls_context(tls_path, tls_key_path)
+    server = https_server(args.host or "127.0.0.1", Handler, context)
     port = server.server_address[1]
     # A second port of the same issuer (token_at=second).
-    second = ThreadingHTTPServer((args.host or "127.0.0.1", 0), Handler)
-    second.daemon_threads = True
-    second.socket = context.wrap_socket(second.socket, server_side=True)
+    second = https_server(args.host or "127.0.0.1", Handler, context)
     port2 = second.server_address[1]
     threading.Thread(target=second.serve_forever, daemon=True).start()
     sd_jwt_signer = make_sd_jwt_signer()
     with open(os.path.join(args.dir, "sd-jwt-ca.pem"), "wb") as f:
         f.write(sd_jwt_signer[0].public_bytes(serialization.Encoding.PEM))
     Handler.issuer = Issuer(port, ds_key, ds_cert, sd_jwt_signer, args.host or "localhost", port2)
-    threading.Timer(args.lifetime, lambda: os._exit(0)).start()
-    ready = json.dumps({"port": port, "port2": port2, "ca": ca_path})
-    if args.ready_file:
-        with open(args.ready_file + ".tmp", "w") as f:
-            f.write(ready)
-        os.replace(args.ready_file + ".tmp", args.ready_file)
-    print(ready, flush=True)
+    exit_with_the_test(args.lifetime)
+    print(announce({"port": port, "port2": port2, "ca": ca_path}, args.ready_file), flush=True)
     server.serve_forever()
 
 
