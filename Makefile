@@ -4,7 +4,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PREFIX ?= /usr/local
 
-.PHONY: deps test-deps build test demo bench bench-ble bench-ble-bluezoo fuzz fixtures format lint clean install install-completions-and-manuals uninstall version-check set-version deb
+.PHONY: deps test-deps build test check-layers architecture-table demo bench bench-ble bench-ble-bluezoo fuzz fixtures format lint clean install install-completions-and-manuals uninstall version-check set-version deb
 
 # The project's version: VERSION is the one source of truth. The binaries print it with
 # --version from Sources/ProjectVersion/Version.swift, which `version-check` (run by build, test
@@ -30,6 +30,7 @@ build: deps version-check
 
 # Every test: unit, vectors, engines. Fails on compiler warnings too.
 test: test-deps version-check
+	$(MAKE) --no-print-directory check-layers
 	$(SWIFT) build --build-tests 2>&1 | tee .build-warnings.log
 	@! grep -E "^$(CURDIR)/(Sources|Tests)/.*: warning:" .build-warnings.log || (echo "compiler warnings in our code (above): fix them" && false)
 	$(SWIFT) test
@@ -49,6 +50,16 @@ test: test-deps version-check
 	Tests/Support/serve-soak.sh .build/debug
 	Tests/Support/ble-vm-test.sh .build/debug
 	Tests/Support/systemd-vm-test.sh
+
+# Every target declares what it imports and imports nothing from a layer above its own; the
+# layer table in docs/architecture.md is the one Tests/Support/check-layers.py generates.
+check-layers:
+	Tests/Support/check-layers.py --self-test
+	SWIFT="$(SWIFT)" Tests/Support/check-layers.py
+
+# Rewrites docs/architecture.md's layer table from Tests/Support/check-layers.py and Package.swift.
+architecture-table:
+	SWIFT="$(SWIFT)" Tests/Support/check-layers.py --write
 
 demo: test-deps
 	$(SWIFT) build
