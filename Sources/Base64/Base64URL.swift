@@ -41,7 +41,10 @@ public enum Base64URL {
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// The bytes of unpadded base64url `text`; nil for padding, characters outside
-    /// `A-Z a-z 0-9 - _`, or an impossible length.
+    /// `A-Z a-z 0-9 - _`, or an impossible length. Inlinable, so that callers in other modules
+    /// get it specialised for their String or Substring (unspecialised, every byte of a JWS went
+    /// through a generic iterator: +20 us on a Request Object with an x5c chain).
+    @inlinable
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
         var standard: [UInt8] = []
         standard.reserveCapacity(text.utf8.count + 3)
