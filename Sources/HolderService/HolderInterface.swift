@@ -26,6 +26,10 @@ struct HolderInterface: DBusInterface {
                     "ReceiveCredential", inputs: [A("offer", "s"), A("options", "a{sv}")],
                     outputs: [A("credential_ids", "as"), A("pending_ids", "as")]),
                 .init("ListCredentials", outputs: [A("credentials", "aa{sv}")]),
+                .init("ListPending", outputs: [A("pending", "aa{sv}")]),
+                .init(
+                    "ResumePending", inputs: [A("options", "a{sv}")],
+                    outputs: [A("credential_ids", "as"), A("pending_ids", "as"), A("failures", "as")]),
                 .init("History", inputs: [A("limit", "u")], outputs: [A("entries", "aa{sv}")]),
             ],
             properties: [.init("Version", "u"), .init("KioskMode", "b")],
@@ -51,23 +55,15 @@ struct HolderInterface: DBusInterface {
             switch (call.member, call.signature) {
             case ("StartProximity", "a{sv}"):
                 let (adapter, mode) = try Self.proximityOptions(call.body[0], configuration: configuration)
-                return .deferred {
-                    do throws(HolderServiceError) {
-                        let (session, uri) = try await sessions.startProximity(adapter: adapter, mode: mode)
-                        return [.uint64(session), .string(uri)]
-                    } catch {
-                        throw error.dbusError
-                    }
+                return Self.deferred { () throws(HolderServiceError) in
+                    let (session, uri) = try await sessions.startProximity(adapter: adapter, mode: mode)
+                    return [.uint64(session), .string(uri)]
                 }
             case ("Cancel", "t"):
                 guard case .uint64(let session) = call.body[0] else { break }
-                return .deferred {
-                    do throws(HolderServiceError) {
-                        try await sessions.cancel(session)
-                        return []
-                    } catch {
-                        throw error.dbusError
-                    }
+                return Self.deferred { () throws(HolderServiceError) in
+                    try await sessions.cancel(session)
+                    return []
                 }
             case ("PresentOnline", "sa{sv}"):
                 guard let url = call.body[0].stringValue, let options = call.body[1].propertiesValue else { break }
@@ -75,43 +71,39 @@ struct HolderInterface: DBusInterface {
                     throw .invalidArguments(
                         "unknown option '\(CallerText.bounded(key))': PresentOnline takes no options yet")
                 }
-                return .deferred {
-                    do throws(HolderServiceError) {
-                        return [.uint64(try await sessions.startOnline(url: url))]
-                    } catch {
-                        throw error.dbusError
-                    }
+                return Self.deferred { () throws(HolderServiceError) in
+                    return [.uint64(try await sessions.startOnline(url: url))]
                 }
             case ("ReceiveCredential", "sa{sv}"):
                 guard let offer = call.body[0].stringValue else { break }
                 let options = try ReceiveOptions(call.body[1])
-                return .deferred {
-                    do throws(HolderServiceError) {
-                        let received = try await sessions.receive(offer: offer, options: options)
-                        return [.strings(received.credentialIDs), .strings(received.pendingIDs)]
-                    } catch {
-                        throw error.dbusError
-                    }
+                return Self.deferred { () throws(HolderServiceError) in
+                    let received = try await sessions.receive(offer: offer, options: options)
+                    return [.strings(received.credentialIDs), .strings(received.pendingIDs)]
+                }
+            case ("ResumePending", "a{sv}"):
+                let options = try ReceiveOptions(resuming: call.body[0])
+                return Self.deferred { () throws(HolderServiceError) in
+                    let resumed = try await sessions.resumePending(options: options)
+                    return [
+                        .strings(resumed.credentialIDs), .strings(resumed.pendingIDs), .strings(resumed.failures),
+                    ]
+                }
+            case ("ListPending", ""):
+                return Self.deferred { () throws(HolderServiceError) in
+                    return [try WalletListing.pending(store)]
                 }
             case ("ListCredentials", ""):
-                return .deferred {
-                    do throws(HolderServiceError) {
-                        return [try WalletListing.credentials(store)]
-                    } catch {
-                        throw error.dbusError
-                    }
+                return Self.deferred { () throws(HolderServiceError) in
+                    return [try WalletListing.credentials(store)]
                 }
             case ("History", "u"):
                 let limit = call.body[0].integerValue ?? 0
-                return .deferred {
-                    do throws(HolderServiceError) {
-                        return [try WalletListing.history(store, limit: limit)]
-                    } catch {
-                        throw error.dbusError
-                    }
+                return Self.deferred { () throws(HolderServiceError) in
+                    return [try WalletListing.history(store, limit: limit)]
                 }
             case ("StartProximity", _), ("Cancel", _), ("PresentOnline", _), ("ReceiveCredential", _),
-                ("ListCredentials", _), ("History", _):
+                ("ListCredentials", _), ("History", _), ("ListPending", _), ("ResumePending", _):
                 throw .invalidArguments(
                     "\(call.member ?? "") does not take (\(call.signature)): see dbus/org.mdocholder.Holder1.xml")
             default:
@@ -121,6 +113,19 @@ struct HolderInterface: DBusInterface {
             return .error(error.dbusError)
         }
         return .error(HolderServiceError.invalidArguments("malformed arguments").dbusError)
+    }
+
+    /// A reply sent when `body` is done; its error as the D-Bus error it names.
+    static func deferred(_ body: @escaping @Sendable () async throws(HolderServiceError) -> [DBusValue])
+        -> DBusMethodResponse
+    {
+        .deferred {
+            do throws(HolderServiceError) {
+                return try await body()
+            } catch {
+                throw error.dbusError
+            }
+        }
     }
 
     /// StartProximity's options: "adapter" s, "mode" s; anything else is refused.

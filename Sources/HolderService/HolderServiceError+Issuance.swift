@@ -1,5 +1,6 @@
 import OnlineTransport
 import OpenID4VCI
+import Wallet
 
 extension HolderServiceError {
     /// A failed `ReceiveCredential` as its caller sees it: the error name says what kind of
@@ -7,7 +8,7 @@ extension HolderServiceError {
     /// the message is the issuance's own (it names hosts, doc types and OAuth error codes,
     /// never a code, token, key or claim value).
     init(issuance error: CredentialIssuanceError) {
-        let text = error.description
+        let text = WalletError.withoutImportAdvice(error.description)
         switch error {
         case .protocolError(.invalidOffer): self = .invalidArguments(text)
         case .protocolError(.unsupported): self = .notSupported(text)

@@ -41,4 +41,16 @@ extension ReceiveOptions {
             }
         }
     }
+
+    /// ResumePending's options: "wait" u only (the copies and keys were made when the offer
+    /// was accepted).
+    init(resuming value: DBusValue) throws(HolderServiceError) {
+        guard let options = value.propertiesValue else { throw .invalidArguments("options must be a{sv}") }
+        if let key = options.keys.sorted().first(where: { $0 != "wait" }) {
+            throw .invalidArguments(
+                "unknown option '\(CallerText.bounded(key))': ResumePending takes wait (the copies and keys were made when the offer was accepted)"
+            )
+        }
+        try self.init(value)
+    }
 }

@@ -51,12 +51,15 @@ public struct ServiceConfiguration: Sendable {
     }
 
     /// The settings the service's holder is built from: those given, with the agent's
-    /// timeout (the engine waits a little longer), and without the authorization code flow
-    /// (the service has no browser to show).
+    /// timeout (the engine waits a little longer); the authorization code flow only with a
+    /// consent agent (it opens the authorization URL; a policy file has nobody to open it).
     var holderSettings: HolderSettings {
         var settings = settings
-        if case .agent(let timeout) = consent { settings.agentTimeout = timeout }
         settings.authorizationCodeFlow = false
+        if case .agent(let timeout) = consent {
+            settings.agentTimeout = timeout
+            settings.authorizationCodeFlow = true
+        }
         return settings
     }
 }

@@ -53,4 +53,17 @@ struct ServiceEnvironment: Sendable {
             }
         }
     }
+
+    /// Who opens one session's authorization URL (the authorization code flow): the registered
+    /// agent. Answers nil when it was opened, else why not. A policy file has nobody to open
+    /// it (the flow is off then: the offer is refused before consent).
+    func authorizationOpener(session: UInt64) -> @Sendable (String) async -> String? {
+        switch configuration.consent {
+        case .agent(let timeout):
+            let prompt = agentPrompt(session: session, timeout: timeout)
+            return { url in await prompt.openAuthorization(url: url) }
+        case .policy(_, let path):
+            return { _ in "the service answers from the policy file \(path) and has nobody to open it" }
+        }
+    }
 }

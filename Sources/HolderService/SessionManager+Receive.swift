@@ -4,22 +4,60 @@ import OnlineFlows
 import OnlineTransport
 import Wallet
 
-/// What ReceiveCredential answers: the credentials stored (one id per credential, all its
-/// copies) and the deferred issuances kept pending in the store.
+/// What ReceiveCredential and ResumePending answer: the credentials stored (one id per
+/// credential, all its copies), the deferred issuances kept pending in the store, and the
+/// pending issuances that ended without a credential (what happened to each).
 struct ReceivedCredentials: Sendable, Equatable {
     var credentialIDs: [String]
     var pendingIDs: [String]
+    var failures: [String] = []
 }
 
 extension SessionManager {
     /// The longest offer taken: an offer by value with its claims fits many times over.
     static let offerLimit = 65536
 
+    /// One issuance run by the holder for session `id`, its events reported through `events`.
+    typealias Issuance =
+        @Sendable (
+            _ id: UInt64, _ prompt: SignalingConsentPrompt, _ environment: ServiceEnvironment,
+            _ events: @escaping @Sendable (CredentialIssuance.Event) -> Void
+        ) async throws(CredentialIssuanceError) -> ReceiveOutcome
+
     /// Receives the credentials of an OpenID4VCI offer (ReceiveCredential) as an online
     /// session: consent from the service's front-end (RequestReceived is raised), the
-    /// transaction code from the agent, CredentialReceived per stored credential, then Ended.
-    /// Returns when the issuance is over: stored, kept pending, declined or failed.
+    /// transaction code from the agent, the authorization URL (an offer without a
+    /// pre-authorized code) opened by the agent, CredentialReceived per stored credential,
+    /// then Ended. Returns when the issuance is over: stored, kept pending, declined or failed.
     func receive(offer: String, options: ReceiveOptions) async throws(HolderServiceError) -> ReceivedCredentials {
+        try checkReceiving()
+        guard offer.utf8.count <= Self.offerLimit else {
+            throw .invalidArguments(
+                "the offer is \(offer.utf8.count) bytes long, more than \(Self.offerLimit): give the offer the issuer's QR code or link carries"
+            )
+        }
+        return try await issuanceSession("receiving credentials") {
+            (id, prompt, environment, events) throws(CredentialIssuanceError) in
+            try await environment.holder.receive(
+                offer: offer, options: options, consent: prompt,
+                transactionCode: environment.transactionCodeSource(session: id), events: events,
+                log: environment.sessionLog(id))
+        }
+    }
+
+    /// Resumes the store's pending deferred issuances (ResumePending) as an online session, as
+    /// `credentials receive --pending` does: nobody is asked (consent was given when each offer
+    /// was accepted); CredentialReceived per stored credential, then Ended.
+    func resumePending(options: ReceiveOptions) async throws(HolderServiceError) -> ReceivedCredentials {
+        try checkReceiving()
+        return try await issuanceSession("resuming pending issuances") {
+            (_, _, environment, events) throws(CredentialIssuanceError) in
+            try await environment.holder.resumePending(options: options, events: events)
+        }
+    }
+
+    /// Receiving needs `--online` and issuer trust anchors.
+    private func checkReceiving() throws(HolderServiceError) {
         let configuration = environment.configuration
         guard configuration.online else {
             throw .notSupported(
@@ -30,45 +68,63 @@ extension SessionManager {
                 "the service has no issuer trust anchors: run serve with --trust-anchor IACA.pem (the certificates received credentials must chain to)"
             )
         }
-        guard offer.utf8.count <= Self.offerLimit else {
-            throw .invalidArguments(
-                "the offer is \(offer.utf8.count) bytes long, more than \(Self.offerLimit): give the offer the issuer's QR code or link carries"
-            )
-        }
+    }
+
+    /// Runs `issuance` as a new online session; returns its result once it is over.
+    private func issuanceSession(_ what: String, _ issuance: @escaping Issuance) async throws(HolderServiceError)
+        -> ReceivedCredentials
+    {
         let (id, prompt) = try newOnlineSession()
         let environment = environment
         let (results, continuation) = AsyncStream<Result<ReceivedCredentials, HolderServiceError>>.makeStream()
+        let refuse: @Sendable (String) async -> Void = { why in await self.refuseAuthorization(id, why) }
         online[id] = Task {
-            let (result, reason) = await Self.runIssuance(
-                id, offer: offer, options: options, prompt: prompt, environment: environment)
+            var (result, reason) = await Self.runIssuance(
+                id, prompt: prompt, environment: environment, refuse: refuse, issuance)
+            if let why = self.authorizationRefusals.removeValue(forKey: id) {
+                (result, reason) = (.failure(.declined("the authorization URL was not opened: \(why)")), "declined")
+            }
             self.ended(id, adapter: nil, reason: reason)
             continuation.yield(result)
             continuation.finish()
         }
-        log.info("session \(id): receiving credentials")
+        log.info("session \(id): \(what)")
         for await result in results { return try result.get() }
         throw .failed("session \(id) ended without a result")
+    }
+
+    /// The agent did not open the authorization URL: the session ends (the redirect would
+    /// never come) and says why.
+    private func refuseAuthorization(_ id: UInt64, _ why: String) {
+        guard let task = online[id] else { return }
+        log.notice("session \(id): \(why)")
+        authorizationRefusals[id] = why
+        task.cancel()
     }
 
     /// One issuance; its result for the caller and the reason its Ended carries. Off the actor
     /// (`@concurrent`), so reading an offer and its metadata never holds up other calls.
     @concurrent private static func runIssuance(
-        _ id: UInt64, offer: String, options: ReceiveOptions, prompt: SignalingConsentPrompt,
-        environment: ServiceEnvironment
+        _ id: UInt64, prompt: SignalingConsentPrompt, environment: ServiceEnvironment,
+        refuse: @escaping @Sendable (String) async -> Void, _ issuance: Issuance
     ) async -> (Result<ReceivedCredentials, HolderServiceError>, String) {
-        let (configuration, log, signals) = (environment.configuration, environment.log, environment.signals)
+        let (configuration, log) = (environment.configuration, environment.log)
+        let events = IssuanceEvents(
+            session: id, log: log, signals: environment.signals,
+            open: environment.authorizationOpener(session: id), refuse: refuse)
         do {
-            let received = try await environment.holder.receive(
-                offer: offer, options: options, consent: prompt,
-                transactionCode: environment.transactionCodeSource(session: id),
-                events: { event in report(event, session: id, log: log, signals: signals) },
-                log: environment.sessionLog(id))
+            let received = try await issuance(id, prompt, environment, events.report)
             let (outcome, reason) = (received.outcome, received.classification.reason)
             switch outcome.result {
             case .declined:
                 return (.failure(.declined(declined(outcome.issuerName, configuration.consent))), reason)
             case .received(let ids):
-                return (.success(ReceivedCredentials(credentialIDs: ids, pendingIDs: outcome.pending)), reason)
+                return (
+                    .success(
+                        ReceivedCredentials(credentialIDs: ids, pendingIDs: outcome.pending, failures: outcome.failures)
+                    ),
+                    reason
+                )
             }
         } catch {
             if Task.isCancelled {
@@ -97,36 +153,5 @@ extension SessionManager {
         }
         return
             "the offer of \(CallerText.bounded(issuerName)) was not accepted: \(who); nothing was requested from the issuer"
-    }
-
-    /// The flow's progress in the log (hosts, doc types, ids; never a code, token or value),
-    /// and CredentialReceived for each stored credential.
-    private static func report(
-        _ event: CredentialIssuance.Event, session id: UInt64, log: ServiceLog, signals: HolderSignals
-    ) {
-        switch event {
-        case .fetchingOffer(let host):
-            log.info("session \(id): fetching the offer from \(host)")
-        case .issuer(let name, let host):
-            log.info("session \(id): issuer \(name) (\(host))")
-        case .openAuthorization:
-            // Not reached: the service refuses offers that need a browser before consent.
-            log.warning("session \(id): the issuer asks for a browser authorization, which the service cannot show")
-        case .requestingToken(let host, let dpop):
-            log.info("session \(id): requesting an access token from \(host)\(dpop ? " (DPoP)" : "")")
-        case .requestingCredential(let docType, let copies):
-            log.info("session \(id): requesting \(docType) (\(copies) \(copies == 1 ? "copy" : "copies"))")
-        case .stored(let credentialID, let docType, let copies):
-            log.info(
-                "session \(id): stored \(docType) as credential \(credentialID) (\(copies) \(copies == 1 ? "copy" : "copies"))"
-            )
-            signals.credentialReceived(id, credentialID: credentialID, docType: docType, copies: copies)
-        case .deferred(let docType, let interval):
-            log.info("session \(id): the issuer deferred \(docType); asking again every \(interval) s")
-        case .keptPending(let pendingID, let docType):
-            log.info("session \(id): \(docType) is not ready: kept pending as \(pendingID)")
-        case .notified(let event):
-            log.info("session \(id): the issuer was notified: \(event)")
-        }
     }
 }

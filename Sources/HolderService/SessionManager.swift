@@ -20,6 +20,8 @@ actor SessionManager {
     private var adapterSessions: [String: UInt64] = [:]
     /// Online sessions: presentations and issuances (SessionManager+Receive.swift).
     var online: [UInt64: Task<Void, Never>] = [:]
+    /// Issuances whose authorization URL the agent did not open: why (SessionManager+Receive.swift).
+    var authorizationRefusals: [UInt64: String] = [:]
     /// Sessions ended from outside (Cancel, bluetoothd gone): the reason their Ended carries.
     private var endReasons: [UInt64: String] = [:]
     private var endWaiters: [UInt64: [CheckedContinuation<Void, Never>]] = [:]

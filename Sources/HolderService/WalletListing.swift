@@ -6,12 +6,7 @@ import Wallet
 /// identifiers, never values.
 enum WalletListing {
     static func credentials(_ store: CredentialStore) throws(HolderServiceError) -> DBusValue {
-        let summaries: [CredentialSummary]
-        do {
-            summaries = try store.list()
-        } catch {
-            throw .store("the credential store \(store.path) could not be read: \(error)")
-        }
+        let summaries = try read(store) { (store) throws(WalletError) in try store.list() }
         return .array(
             .dictionary(key: .string, value: .variant),
             summaries.map { summary in
@@ -31,14 +26,24 @@ enum WalletListing {
             })
     }
 
+    /// The pending deferred issuances (ResumePending resumes them): neither the token nor the
+    /// transaction ID.
+    static func pending(_ store: CredentialStore) throws(HolderServiceError) -> DBusValue {
+        let pending = try read(store) { (store) throws(WalletError) in try store.pendingIssuances() }
+        return .array(
+            .dictionary(key: .string, value: .variant),
+            pending.map { item in
+                .properties([
+                    "id": .string(item.id), "doctype": .string(item.docType), "issuer": .string(item.issuerName),
+                    "issuer_id": .string(item.issuer), "since": .string(rfc3339(item.createdAt)),
+                ])
+            })
+    }
+
     /// Newest first, at most `limit` entries (0: all).
     static func history(_ store: CredentialStore, limit: Int) throws(HolderServiceError) -> DBusValue {
-        var entries: [HistoryEntry]
-        do {
-            entries = try store.history().reversed()
-        } catch {
-            throw .store("the credential store \(store.path) could not be read: \(error)")
-        }
+        var entries: [HistoryEntry] = try read(store) { (store) throws(WalletError) in try store.history() }
+            .reversed()
         if limit > 0, entries.count > limit { entries = Array(entries.prefix(limit)) }
         return .array(
             .dictionary(key: .string, value: .variant),
@@ -56,6 +61,17 @@ enum WalletListing {
                 if let copies = entry.copies { fields["copies"] = .uint32(UInt32(clamping: copies)) }
                 return .properties(fields)
             })
+    }
+
+    /// What `body` reads from the store; its failure as a Store error.
+    private static func read<T>(_ store: CredentialStore, _ body: (CredentialStore) throws(WalletError) -> T)
+        throws(HolderServiceError) -> T
+    {
+        do {
+            return try body(store)
+        } catch {
+            throw .store("the credential store \(store.path) could not be read: \(error)")
+        }
     }
 
     static func rfc3339(_ date: Date) -> String {

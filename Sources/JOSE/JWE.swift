@@ -85,6 +85,20 @@ public struct JWE: Sendable {
     ///   length; ``JOSEError/invalidKey(_:)`` when `epk` is not on the key's curve;
     ///   ``JOSEError/decryptionFailed`` when the tag does not verify.
     public func decrypt(with key: PrivateKey) throws(JOSEError) -> [UInt8] {
+        try decrypt(curve: key.curve) { (peer) throws(JOSEError) in
+            do throws(CryptoError) {
+                return try key.sharedSecret(with: peer)
+            } catch {
+                throw .key(error)
+            }
+        }
+    }
+
+    /// Decrypts with a recipient key on `curve` that only does key agreement (one a secure
+    /// area keeps): `agree` answers Z = ECDH(the key, `epk`).
+    public func decrypt(curve: Curve, agree: (PublicKey) throws(JOSEError) -> SecretBytes) throws(JOSEError)
+        -> [UInt8]
+    {
         guard header["alg"]?.stringValue == Self.keyAgreement else {
             throw .unsupportedAlgorithm("JWE alg \(header["alg"]?.stringValue ?? "(none)")")
         }
@@ -98,11 +112,12 @@ public struct JWE: Sendable {
         let apu = try partyInfo("apu")
         let apv = try partyInfo("apv")
         let ephemeral = try ephemeralPublicKey().publicKey()
-        guard ephemeral.curve == key.curve else {
-            throw .invalidKey("epk is on \(ephemeral.curve.rawValue), the key on \(key.curve.rawValue)")
+        guard ephemeral.curve == curve else {
+            throw .invalidKey("epk is on \(ephemeral.curve.rawValue), the key on \(curve.rawValue)")
         }
-        let cek = try Self.contentKey(
-            privateKey: key, peer: ephemeral, encryption: encryption, apu: apu, apv: apv)
+        let cek = ConcatKDF.derive(
+            sharedSecret: try agree(ephemeral), keyLength: encryption.keyLength,
+            algorithmID: Array(encryption.rawValue.utf8), partyUInfo: apu, partyVInfo: apv)
         do {
             return try AESGCM.open(
                 ciphertext + tag, key: cek, iv: initializationVector, aad: Array(encodedHeader.utf8))

@@ -1,5 +1,6 @@
 import Consent
 import Foundation
+import JOSE
 import OnlineTransport
 import OpenID4VCI
 import SecureArea
@@ -49,6 +50,7 @@ extension IssuanceFlow {
             }
             try restoreDPoP(of: pending, from: keys)
             try await refreshMetadata(of: pending.issuer)
+            try restoreResponseKey(of: pending, from: keys)
             ids += await resume(pending, keys: proved, into: &outcome)
         }
         outcome.result = .received(ids)
@@ -71,6 +73,29 @@ extension IssuanceFlow {
             throw .secureArea(error)
         } catch {
             throw .protocolError(.unsupported("the pending issuance's DPoP key cannot be used: \(error)"))
+        }
+    }
+
+    /// Answers encrypted to the response key of the original credential request are taken
+    /// too (the issuer may encrypt the deferred answer to it rather than to the new one).
+    private mutating func restoreResponseKey(of pending: PendingIssuance, from keys: [StoredKey])
+        throws(CredentialIssuanceError)
+    {
+        guard let encryption = client.encryption, let id = pending.responseKeyID,
+            let stored = keys.first(where: { $0.id == id })
+        else { return }
+        let key: SecureAreaKey
+        do {
+            key = try store.secureAreas.deviceKey(stored)
+        } catch {
+            throw .secureArea(error)
+        }
+        client.encryption = encryption.acceptingAnswers(toEarlierKeyOn: stored.curve) { (peer) throws(JOSEError) in
+            do {
+                return try key.keyAgreement(with: peer)
+            } catch {
+                throw .invalidKey("the kept response key cannot be used: \(error)")
+            }
         }
     }
 

@@ -23,7 +23,7 @@ extension IssuanceFlow {
         guard let grant = issuer.offer.preAuthorizedCode else {
             return try await authorizationCodeToken(
                 server: issuer.server, issuerState: issuer.offer.authorizationCode?.issuerState,
-                configurationIDs: accepted.map(\.id), credentialIssuer: issuer.metadata.credentialIssuer)
+                configurations: accepted, credentialIssuer: issuer.metadata.credentialIssuer)
         }
         var code: String?
         if let description = grant.transactionCode {
@@ -46,10 +46,12 @@ extension IssuanceFlow {
     }
 
     /// The authorization code flow: a loopback listener for the redirect, PKCE, a pushed
-    /// authorization request when the server has an endpoint for it, the URL for the user, the
-    /// redirect (state and iss checked), the code exchanged for a token.
+    /// authorization request (by `authorization_details` or by `scope`, as the server takes them)
+    /// when the server has an endpoint for it, the URL for the user, the redirect (state and iss
+    /// checked), the code exchanged for a token.
     mutating func authorizationCodeToken(
-        server: AuthorizationServerMetadata, issuerState: String?, configurationIDs: [String], credentialIssuer: String
+        server: AuthorizationServerMetadata, issuerState: String?, configurations: [CredentialConfiguration],
+        credentialIssuer: String
     ) async throws(CredentialIssuanceError) -> TokenResponse {
         guard let authorizationEndpoint = server.authorizationEndpoint else {
             throw .protocolError(
@@ -68,7 +70,8 @@ extension IssuanceFlow {
         }
         let authorization = CodeAuthorization(
             clientID: issuance.clientID, redirectURI: issuance.redirectURI ?? listener.redirectURI,
-            issuerState: issuerState, configurationIDs: configurationIDs,
+            issuerState: issuerState, configurationIDs: configurations.map(\.id),
+            scopes: CodeAuthorization.scopes(for: configurations, server: server),
             credentialIssuer: IssuerIdentifier.same(server.issuer, credentialIssuer)
                 ? nil : credentialIssuer)
         let url: String
@@ -79,11 +82,22 @@ extension IssuanceFlow {
             throw error
         }
         events(.openAuthorization(url: url))
+        // A cancelled session (the service's Cancel, an agent that did not open the URL) stops
+        // waiting at once.
+        let timeout = issuance.authorizationTimeout
+        let waited = await withTaskCancellationHandler { () async -> Result<String, HTTPFetchError> in
+            do throws(HTTPFetchError) {
+                return .success(try await listener.waitForRedirect(timeout: timeout))
+            } catch {
+                return .failure(error)
+            }
+        } onCancel: {
+            Task { await listener.close() }
+        }
         let query: String
-        do {
-            query = try await listener.waitForRedirect(timeout: issuance.authorizationTimeout)
-        } catch {
-            throw .exchange(what: "waiting for the authorization redirect", error)
+        switch waited {
+        case .success(let value): query = value
+        case .failure(let error): throw .exchange(what: "waiting for the authorization redirect", error)
         }
         let code = try IssuerClient.mapped { () throws(IssuanceError) in
             try authorization.code(fromRedirectQuery: query, authorizationServer: server.issuer)

@@ -78,18 +78,24 @@ extension IssuanceFlow {
     }
 
     /// Keeps a deferred issuance in the store with its keys and, for a DPoP-bound token, the
-    /// DPoP key (wrapped in the software area).
+    /// DPoP key, and for encrypted answers the credential request's response key (both wrapped
+    /// in the software area).
     func keepPending(_ pending: PendingIssuance, keys: [StoredKey]) throws(CredentialIssuanceError) -> String {
-        var dpopKey: StoredKey?
-        if let key = client.dpop?.ephemeralKey {
-            do {
-                dpopKey = try store.secureAreas.software.importKey(key, passphrase: nil)
-            } catch {
-                throw .secureArea(error)
+        let software = store.secureAreas.software
+        let dpopKey: StoredKey?
+        let responseKey: StoredKey?
+        do {
+            dpopKey = try client.dpop?.ephemeralKey.map { (key) throws(SecureAreaError) in
+                try software.importKey(key, passphrase: nil)
             }
+            responseKey = try client.encryption.map { (encryption) throws(SecureAreaError) in
+                try software.importKey(encryption.responseKeyToKeep, passphrase: nil)
+            }
+        } catch {
+            throw .secureArea(error)
         }
         do {
-            return try store.savePending(pending, keys: keys, dpopKey: dpopKey)
+            return try store.savePending(pending, keys: keys, dpopKey: dpopKey, responseKey: responseKey)
         } catch {
             throw .store(error)
         }

@@ -90,6 +90,9 @@ extension IssuanceFlow {
         if let algorithms = configuration.jwtProofAlgorithms, !algorithms.contains("ES256") {
             throw .protocolError(.unsupported("configuration \(id) takes no ES256 jwt proof"))
         }
+        if configuration.requiresKeyAttestation {
+            throw .protocolError(.unsupported(IssuanceKeys.noKeyAttestation(configuration: id)))
+        }
         return configuration
     }
 

@@ -39,11 +39,7 @@ extension IssuanceFlow {
                 from: source, docType: docType, decision: .failed(reason: "refused: \(Self.reason(error))"))
             throw .refused(docType: docType, error, notified: notified)
         }
-        if sdJWT {
-            for id in ids { events(.stored(credentialID: id, docType: docType, copies: 1)) }
-        } else {
-            events(.stored(credentialID: ids[0], docType: docType, copies: keys.count))
-        }
+        events(.stored(credentialID: ids[0], docType: docType, copies: keys.count))
         _ = await notify(source, token: token, event: .credentialAccepted, description: nil)
         return ids
     }

@@ -26,6 +26,15 @@ struct IssuanceKeys {
         return made
     }
 
+    /// Why a configuration whose jwt proofs need a key attestation cannot be received: a key
+    /// attestation is a JWT a wallet provider signs about the key's secure area, and none of
+    /// ours (software, TPM 2.0, PKCS#11) has one to give.
+    static func noKeyAttestation(configuration id: String) -> String {
+        "configuration \(id) requires key attestations (key_attestations_required): the issuer takes a key proof "
+            + "only with an attestation of the key signed by a wallet provider, and no secure area here (software, "
+            + "TPM 2.0, PKCS#11) can attest its keys; nothing was asked of the issuer"
+    }
+
     /// Deletes the keys from their secure area.
     func discard() {
         for key in keys { try? area.deleteKey(key) }

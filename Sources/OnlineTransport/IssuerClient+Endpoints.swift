@@ -9,9 +9,17 @@ extension IssuerClient {
     public mutating func token(_ request: TokenRequest, server: AuthorizationServerMetadata)
         async throws(CredentialIssuanceError) -> TokenResponse
     {
-        let answer = try await send(
-            server.tokenEndpoint, what: "the token request", endpoint: "token endpoint",
-            contentType: FormEncoding.contentType, body: Array(request.body.utf8), token: nil)
+        let answer: HTTPResponse
+        do {
+            answer = try await send(
+                server.tokenEndpoint, what: "the token request", endpoint: "token endpoint",
+                contentType: FormEncoding.contentType, body: Array(request.body.utf8), token: nil)
+        } catch .protocolError(.issuer(let endpoint, var error)) where request.carriesTransactionCode {
+            // Issuers do not agree on the code for a wrong tx_code (invalid_grant,
+            // invalid_tx_code, invalid_request): any refusal may be one.
+            error.afterTransactionCode = true
+            throw .protocolError(.issuer(endpoint: endpoint, error))
+        }
         let token = try Self.mapped { () throws(IssuanceError) in try TokenResponse(body: answer.body) }
         if dpop != nil, !token.isDPoP {
             throw .protocolError(

@@ -76,6 +76,15 @@ public final class LoopbackRedirectListener: Sendable {
         }
     }
 
+    /// The page the browser shows: an error redirect (RFC 6749 section 4.1.2.1) is not "done".
+    static func page(_ target: String) -> String {
+        let query = target.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
+        guard query.split(separator: "&").contains(where: { $0.hasPrefix("error=") }) else {
+            return "Done: you can close this window and return to mdoc-holder.\n"
+        }
+        return "The authorization did not succeed: mdoc-holder says why. You can close this window.\n"
+    }
+
     /// Stops listening (also when no redirect came).
     public func close() async {
         received.fail(HTTPFetchError.failed(host: "127.0.0.1", reason: "closed"))
@@ -107,7 +116,7 @@ private final class RedirectHandler: ChannelInboundHandler, RemovableChannelHand
         case .end:
             let requestPath = target.map { String($0.split(separator: "?", maxSplits: 1).first ?? "") }
             let matches = requestPath == path
-            let text = matches ? "Done: you can close this window and return to mdoc-holder.\n" : "Not found.\n"
+            let text = matches ? LoopbackRedirectListener.page(target ?? "") : "Not found.\n"
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
             headers.add(name: "Content-Length", value: String(text.utf8.count))

@@ -20,6 +20,9 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
     public var codeChallengeMethods: [String]
     /// `pre-authorized_grant_anonymous_access_supported` (OpenID4VCI section 12.3).
     public var preAuthorizedAnonymousAccess: Bool
+    /// `authorization_details_types_supported` (RFC 9396 section 10): the holder asks with
+    /// `authorization_details` when it lists `openid_credential`.
+    public var authorizationDetailsTypes: [String]
 
     /// - Throws: ``IssuanceError/invalidMetadata(_:)``.
     public init(body: [UInt8], issuer: String) throws(IssuanceError) {
@@ -42,9 +45,14 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
         dpopSigningAlgorithms = Metadata.strings(json, "dpop_signing_alg_values_supported")
         codeChallengeMethods = Metadata.strings(json, "code_challenge_methods_supported")
         preAuthorizedAnonymousAccess = json["pre-authorized_grant_anonymous_access_supported"]?.boolValue ?? false
+        authorizationDetailsTypes = Metadata.strings(json, "authorization_details_types_supported")
     }
 
     /// Whether DPoP proofs go with token and credential requests (ES256 is what the holder
     /// makes).
     public var usesDPoP: Bool { !dpopSigningAlgorithms.isEmpty }
+
+    /// Whether the server says it takes `authorization_details` of type `openid_credential`
+    /// (OpenID4VCI 1.0 section 5.1.1).
+    public var takesCredentialAuthorizationDetails: Bool { authorizationDetailsTypes.contains("openid_credential") }
 }

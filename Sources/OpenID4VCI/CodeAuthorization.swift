@@ -17,20 +17,26 @@ public struct CodeAuthorization: Sendable {
     public let pkce: PKCE
     /// The offer's `issuer_state`, sent back.
     public var issuerState: String?
-    /// One `authorization_details` entry of type `openid_credential` per configuration.
+    /// One `authorization_details` entry of type `openid_credential` per configuration (when
+    /// ``scopes`` is empty).
     public var configurationIDs: [String]
-    /// The Credential Issuer Identifier, as `locations` of the authorization details when the
-    /// authorization server is another host (OpenID4VCI section 5.1.1).
+    /// The `scope` values to ask by instead of `authorization_details` (OpenID4VCI section
+    /// 5.1.2); empty: ask with `authorization_details`. See ``scopes(for:server:)``.
+    public var scopes: [String]
+    /// The Credential Issuer Identifier when the authorization server is another host: the
+    /// `locations` of the authorization details (OpenID4VCI section 5.1.1), or the `resource`
+    /// of a request by scope (section 5.1.2, RFC 8707).
     public var credentialIssuer: String?
 
     public init(
         clientID: String, redirectURI: String, issuerState: String?, configurationIDs: [String],
-        credentialIssuer: String? = nil, state: String? = nil, pkce: PKCE = PKCE()
+        scopes: [String] = [], credentialIssuer: String? = nil, state: String? = nil, pkce: PKCE = PKCE()
     ) {
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.issuerState = issuerState
         self.configurationIDs = configurationIDs
+        self.scopes = scopes
         self.credentialIssuer = credentialIssuer
         self.state = state ?? Base64URL.encode(SecureRandom.bytes(16))
         self.pkce = pkce
@@ -38,16 +44,23 @@ public struct CodeAuthorization: Sendable {
 
     /// The authorization request parameters, in order.
     public var parameters: [(name: String, value: String)] {
-        let details: [JSONValue] = configurationIDs.map { id in
-            var entry: [String: JSONValue] = ["type": "openid_credential", "credential_configuration_id": .string(id)]
-            if let credentialIssuer { entry["locations"] = [.string(credentialIssuer)] }
-            return .object(entry)
-        }
         var fields: [(name: String, value: String)] = [
             ("response_type", "code"), ("client_id", clientID), ("redirect_uri", redirectURI), ("state", state),
             ("code_challenge", pkce.challenge), ("code_challenge_method", PKCE.method),
-            ("authorization_details", JSONValue.array(details).serializedString),
         ]
+        if scopes.isEmpty {
+            let details: [JSONValue] = configurationIDs.map { id in
+                var entry: [String: JSONValue] = [
+                    "type": "openid_credential", "credential_configuration_id": .string(id),
+                ]
+                if let credentialIssuer { entry["locations"] = [.string(credentialIssuer)] }
+                return .object(entry)
+            }
+            fields.append(("authorization_details", JSONValue.array(details).serializedString))
+        } else {
+            fields.append(("scope", scopes.joined(separator: " ")))
+            if let credentialIssuer { fields.append(("resource", credentialIssuer)) }
+        }
         if let issuerState { fields.append(("issuer_state", issuerState)) }
         return fields
     }
@@ -81,8 +94,10 @@ public struct CodeAuthorization: Sendable {
     /// The code of the redirect's query (RFC 6749 section 4.1.2), after checking `state` and,
     /// when present, `iss` (RFC 9207).
     ///
-    /// - Throws: the authorization server's error (``IssuanceError/issuer(endpoint:_:)``), or
-    ///   ``IssuanceError/invalidResponse(endpoint:_:)`` for a wrong state or issuer or no code.
+    /// - Throws: the authorization server's error (``IssuanceError/issuer(endpoint:_:)``; its
+    ///   endpoint says "not verified" when `state` or `iss` is missing or not ours: servers send
+    ///   errors without `state`), or ``IssuanceError/invalidResponse(endpoint:_:)`` for a success
+    ///   redirect with a wrong state or issuer, or no code.
     public func code(fromRedirectQuery query: String, authorizationServer: String) throws(IssuanceError) -> String {
         guard let pairs = FormEncoding.decode(query) else {
             throw .invalidResponse(endpoint: "authorization redirect", "its query is not validly encoded")
@@ -93,22 +108,29 @@ public struct CodeAuthorization: Sendable {
                 throw .invalidResponse(endpoint: "authorization redirect", "\(name) appears more than once")
             }
         }
-        guard fields["state"] == state else {
-            throw .invalidResponse(endpoint: "authorization redirect", "state is not the one sent (a forged redirect?)")
-        }
-        if let issuer = fields["iss"], !IssuerIdentifier.same(issuer, authorizationServer) {
-            throw .invalidResponse(endpoint: "authorization redirect", "iss is not the authorization server")
-        }
+        let issuerMatches = fields["iss"].map { IssuerIdentifier.same($0, authorizationServer) } ?? true
         if let error = fields["error"] {
+            let verified = fields["state"] == state && issuerMatches
             throw .issuer(
-                endpoint: "authorization endpoint",
+                endpoint: verified ? "authorization endpoint" : Self.unverifiedErrorEndpoint,
                 OAuthErrorResponse(
                     error: RemoteText.printable(error, limit: 64),
                     errorDescription: fields["error_description"].map { RemoteText.printable($0, limit: 300) }))
+        }
+        guard fields["state"] == state else {
+            throw .invalidResponse(endpoint: "authorization redirect", "state is not the one sent (a forged redirect?)")
+        }
+        guard issuerMatches else {
+            throw .invalidResponse(endpoint: "authorization redirect", "iss is not the authorization server")
         }
         guard let code = fields["code"], !code.isEmpty else {
             throw .invalidResponse(endpoint: "authorization redirect", "it has no code")
         }
         return code
     }
+
+    /// Where an error redirect whose `state` (or `iss`) is missing or not ours comes from, as the
+    /// message says it: anyone could have sent it, so it is shown but not trusted.
+    static let unverifiedErrorEndpoint =
+        "authorization endpoint (in a redirect not verified: its state or iss is missing or not the one sent)"
 }

@@ -120,6 +120,9 @@ public struct CredentialConfiguration: Sendable, Equatable {
     /// `proof_types_supported.jwt.proof_signing_alg_values_supported`; nil when the issuer
     /// takes no jwt proof (then no key is bound).
     public var jwtProofAlgorithms: [String]?
+    /// `proof_types_supported.jwt.key_attestations_required` is present: the issuer takes a
+    /// key proof only with a key attestation (OpenID4VCI 1.0 appendix D).
+    public var requiresKeyAttestation = false
     /// The configuration's display name (`credential_metadata.display[].name`).
     public var displayName: String?
     /// The claims it will hold, with their display names (`credential_metadata.claims`).
@@ -138,6 +141,7 @@ public struct CredentialConfiguration: Sendable, Equatable {
         bindingMethods = json["cryptographic_binding_methods_supported"]?.arrayValue?.compactMap(\.stringValue) ?? []
         if let jwt = json["proof_types_supported"]?["jwt"] {
             jwtProofAlgorithms = jwt["proof_signing_alg_values_supported"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            requiresKeyAttestation = jwt["key_attestations_required"] != nil
         } else {
             jwtProofAlgorithms = nil
         }

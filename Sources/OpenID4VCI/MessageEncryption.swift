@@ -51,6 +51,16 @@ public struct MessageEncryption: Sendable {
     /// The issuer's key and `enc` for the request, when it takes encrypted requests.
     public let requestKey: JWK?
     public let requestEncryption: JWEContentEncryption?
+    /// The response key of an earlier request of the same issuance (the credential request of
+    /// a resumed deferred issuance): some issuers encrypt the deferred answer to it.
+    private var earlierResponseKey: EarlierResponseKey?
+
+    /// Z = ECDH(key, peer) with a kept key, in whatever secure area keeps it.
+    public typealias KeyAgreement = @Sendable (PublicKey) throws(JOSEError) -> SecretBytes
+    struct EarlierResponseKey: Sendable {
+        var curve: Curve
+        var agree: KeyAgreement
+    }
 
     /// Encryption as the issuer's metadata allows, or nil when the issuer offers no response
     /// encryption (then nothing is encrypted).
@@ -102,6 +112,18 @@ public struct MessageEncryption: Sendable {
         }
     }
 
+    /// The private response key, for a deferred issuance to keep (wrapped, as other keys of
+    /// the store) until its answer comes: never to be shown or logged.
+    public var responseKeyToKeep: PrivateKey { responseKey }
+
+    /// This encryption, also taking answers encrypted to the kept response key of an earlier
+    /// request (on `curve`, used through `agree`).
+    public func acceptingAnswers(toEarlierKeyOn curve: Curve, agree: @escaping KeyAgreement) -> MessageEncryption {
+        var copy = self
+        copy.earlierResponseKey = EarlierResponseKey(curve: curve, agree: agree)
+        return copy
+    }
+
     /// The `credential_response_encryption` request member: our public key (with `alg`
     /// ECDH-ES, as section 10 requires) and `enc`.
     public var requestMember: JSONValue {
@@ -134,11 +156,21 @@ public struct MessageEncryption: Sendable {
                 throw IssuanceError.invalidResponse(
                     endpoint: endpoint, "the answer is encrypted with another enc than asked")
             }
-            return try jwe.decrypt(with: responseKey)
+            return try decrypt(jwe)
         } catch let error as IssuanceError {
             throw error
         } catch {
             throw .invalidResponse(endpoint: endpoint, "the encrypted answer cannot be decrypted: \(error)")
+        }
+    }
+
+    /// With the response key of this request, else with the earlier one.
+    private func decrypt(_ jwe: JWE) throws(JOSEError) -> [UInt8] {
+        do {
+            return try jwe.decrypt(with: responseKey)
+        } catch {
+            guard let earlier = earlierResponseKey else { throw error }
+            return try jwe.decrypt(curve: earlier.curve, agree: earlier.agree)
         }
     }
 }

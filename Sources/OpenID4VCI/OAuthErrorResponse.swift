@@ -3,12 +3,16 @@ import PrintableText
 
 /// An OAuth 2.0 error response (RFC 6749 section 5.2) as an issuer's token, nonce, credential,
 /// deferred credential or notification endpoint sends it: `error` and an optional
-/// `error_description`.
+/// `error_description` (some issuers send it as `description`).
 public struct OAuthErrorResponse: Sendable, Equatable, CustomStringConvertible {
     /// The `error` code as sent (`invalid_grant`, `invalid_proof`, ...).
     public var error: String
-    /// `error_description`, made printable (``RemoteText``) and cut to 300 characters.
+    /// `error_description` (or, when absent, a `description` member), made printable
+    /// (``RemoteText``) and cut to 300 characters.
     public var errorDescription: String?
+    /// The refused request carried a transaction code (`tx_code`): whatever the code, the
+    /// advice says it may be wrong.
+    public var afterTransactionCode = false
 
     public init(error: String, errorDescription: String? = nil) {
         self.error = error
@@ -19,7 +23,8 @@ public struct OAuthErrorResponse: Sendable, Equatable, CustomStringConvertible {
     public init?(body: [UInt8]) {
         guard let json = try? JSONValue(parsing: body), let error = json["error"]?.stringValue else { return nil }
         self.error = RemoteText.printable(error, limit: 64)
-        self.errorDescription = json["error_description"]?.stringValue.map { RemoteText.printable($0, limit: 300) }
+        let description = json["error_description"]?.stringValue ?? json["description"]?.stringValue
+        self.errorDescription = description.map { RemoteText.printable($0, limit: 300) }
     }
 
     /// The transaction code (tx_code) was wrong: OpenID4VCI 1.0 section 6.3 says `invalid_grant`;
@@ -31,6 +36,10 @@ public struct OAuthErrorResponse: Sendable, Equatable, CustomStringConvertible {
 
     /// What the user can do about the common codes.
     public var advice: String? {
+        if afterTransactionCode {
+            return
+                "the transaction code may be wrong: check the code, or ask the issuer for a new offer"
+        }
         switch error {
         case "invalid_grant", "invalid_tx_code":
             return

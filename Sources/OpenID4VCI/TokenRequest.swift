@@ -24,6 +24,9 @@ public struct TokenRequest: Sendable {
         ])
     }
 
+    /// Whether the request carries a transaction code (`tx_code`).
+    public var carriesTransactionCode: Bool { fields.contains { $0.name == "tx_code" } }
+
     /// `application/x-www-form-urlencoded`.
     public var body: String { FormEncoding.encode(fields) }
 }

@@ -256,7 +256,8 @@ public struct ResponseParameters: Sendable {
                 presentations[selection.queryID, default: []].append(try sdJWTPresentation(credential, paths: paths))
                 records.append(
                     PresentationRecord(
-                        requester: requester, docType: credential.vct, elementsSent: elements, outcome: .sent))
+                        requester: requester, docType: credential.vct, elementsSent: elements, outcome: .sent,
+                        credentialID: credential.id))
             }
         }
         return (try successResponse(presentations: presentations), records)

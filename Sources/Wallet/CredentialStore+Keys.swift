@@ -44,7 +44,9 @@ extension CredentialStore {
                     SELECT key_id, id FROM (SELECT key_id, id, imported_at, rowid AS r FROM credentials
                         UNION SELECT cc.key_id, cc.credential_id, c.imported_at, c.rowid FROM credential_copies cc
                         JOIN credentials c ON c.id = cc.credential_id
-                        UNION ALL SELECT key_id, id, imported_at, rowid AS r FROM sd_jwt_credentials)
+                        UNION ALL SELECT key_id, id, imported_at, rowid AS r FROM sd_jwt_credentials
+                        UNION SELECT sc.key_id, sc.credential_id, s.imported_at, s.rowid FROM sd_jwt_copies sc
+                        JOIN sd_jwt_credentials s ON s.id = sc.credential_id)
                     ORDER BY imported_at, r
                     """
                 ) {
@@ -101,7 +103,15 @@ extension CredentialStore {
                         (SELECT id FROM credentials WHERE key_id = ? UNION SELECT credential_id FROM credential_copies WHERE key_id = ?)
                     """, [.text(id), .text(id)])
                 _ = try db.run("DELETE FROM credentials WHERE key_id = ?", [.text(id)])
-                _ = try db.run("DELETE FROM sd_jwt_credentials WHERE key_id = ?", [.text(id)])
+                // An SD-JWT VC goes with every copy when one of its copies uses the key.
+                let sdJWTs = try db.query(
+                    "SELECT id FROM sd_jwt_credentials WHERE key_id = ?1 UNION SELECT credential_id FROM sd_jwt_copies WHERE key_id = ?1",
+                    [.text(id)]
+                ) { $0.text(0) ?? "" }
+                for credential in sdJWTs {
+                    _ = try db.run("DELETE FROM sd_jwt_copies WHERE credential_id = ?", [.text(credential)])
+                    _ = try db.run("DELETE FROM sd_jwt_credentials WHERE id = ?", [.text(credential)])
+                }
                 _ = try db.run("DELETE FROM keys WHERE id = ?", [.text(id)])
             }
         }

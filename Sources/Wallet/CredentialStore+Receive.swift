@@ -20,7 +20,7 @@ extension CredentialStore {
     /// Each credential is parsed once: the key it is bound to is the one its MSO's deviceKey
     /// (an SD-JWT VC's `cnf.jwk`) names; one that names none of `keys` is refused.
     ///
-    /// - Returns: the new IDs: one for an mdoc and all its copies, one per SD-JWT VC.
+    /// - Returns: the new credential's ID, one for all its copies (mdoc and SD-JWT VC alike).
     public func receive(
         _ credentials: IssuedCredentials, keys: [StoredKey], docType: String, from source: IssuanceSource,
         trustAnchors: [Certificate], at time: Date = Date(), completingPending pendingID: String? = nil
@@ -143,7 +143,7 @@ extension CredentialStore {
     }
 
     /// Ends the pending issuance `pendingID` (inside the caller's transaction): its keys must
-    /// be `keyIDs` (they are stored already); its row and its DPoP key row go.
+    /// be `keyIDs` (they are stored already); its row and its DPoP and response key rows go.
     static func completePending(_ pendingID: String, keyIDs: [String], in db: SQLiteDatabase) throws {
         let listed = try db.query("SELECT key_ids FROM pending_issuances WHERE id = ?", [.text(pendingID)]) {
             $0.text(0) ?? "[]"
@@ -151,13 +151,9 @@ extension CredentialStore {
         guard let text = listed.first, let ids = try? JSONDecoder().decode([String].self, from: Data(text.utf8)),
             Set(ids) == Set(keyIDs)
         else { throw WalletError.unknownCredential(id: pendingID) }
-        let dpop = try db.query("SELECT dpop_key_id FROM pending_issuances WHERE id = ?", [.text(pendingID)]) {
-            $0.text(0)
-        }
+        let issuanceKeys = try issuanceKeyIDs(ofPending: pendingID, in: db)
         _ = try db.run("DELETE FROM pending_issuances WHERE id = ?", [.text(pendingID)])
-        if let dpopKey = dpop.first ?? nil {
-            _ = try db.run("DELETE FROM keys WHERE id = ?", [.text(dpopKey)])
-        }
+        for key in issuanceKeys { _ = try db.run("DELETE FROM keys WHERE id = ?", [.text(key)]) }
     }
 
     /// Records an issuance that did not end with a stored credential (declined, refused).
@@ -177,7 +173,9 @@ extension CredentialStore {
                 try db.query(
                     """
                     SELECT notification_id, notification_endpoint, issuer, notification_token FROM credentials
-                    WHERE id = ?
+                    WHERE id = ?1
+                    UNION ALL SELECT notification_id, notification_endpoint, received_from, notification_token
+                    FROM sd_jwt_credentials WHERE id = ?1
                     """, [.text(id)]
                 ) { s -> PendingNotification? in
                     guard let nid = s.text(0), let endpoint = s.text(1), let token = s.text(3) else { return nil }
@@ -188,12 +186,16 @@ extension CredentialStore {
         }
     }
 
-    /// Copies of each credential: total and not yet presented, by credential ID (credentials
-    /// without copies are absent).
+    /// Copies of each credential, mdoc or SD-JWT VC: total and not yet presented, by credential
+    /// ID (credentials without copies are absent).
     func copyCounts(_ db: SQLiteDatabase) throws(SQLiteError) -> [String: (total: Int, unused: Int)] {
         var counts: [String: (total: Int, unused: Int)] = [:]
         let rows = try db.query(
-            "SELECT credential_id, count(*), sum(presented_at IS NULL) FROM credential_copies GROUP BY credential_id"
+            """
+            SELECT credential_id, count(*), sum(presented_at IS NULL) FROM credential_copies GROUP BY credential_id
+            UNION ALL SELECT credential_id, count(*), sum(presented_at IS NULL) FROM sd_jwt_copies
+            GROUP BY credential_id
+            """
         ) { (id: $0.text(0) ?? "", total: Int($0.int64(1)), unused: Int($0.int64(2))) }
         for row in rows {
             counts[row.id] = (row.total, row.unused)
@@ -208,7 +210,7 @@ extension CredentialStore {
     )? {
         try db.query(
             """
-            SELECT cc.copy, cc.issuer_signed, \(KeyRows.columns.split(separator: ",").map { "k." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+            SELECT cc.copy, cc.issuer_signed, \(KeyRows.joinedColumns)
             FROM credential_copies cc LEFT JOIN keys k ON k.id = cc.key_id
             WHERE cc.credential_id = ?
             ORDER BY cc.presented_at IS NOT NULL, cc.presented_at, cc.copy LIMIT 1
@@ -216,13 +218,15 @@ extension CredentialStore {
         ) { s in (Int(s.int64(0)), s.blob(1) ?? [], KeyRows.read(s, at: 2)) }.first
     }
 
-    /// Marks the copy of credential `id` that ``preferredCopy(_:credentialID:)`` picks as
-    /// presented at `time` (a copy already presented keeps its first time but moves to the
-    /// back by being re-stamped only when every copy was used).
+    /// Marks the copy of credential `id` that ``preferredCopy(_:credentialID:)`` (an SD-JWT
+    /// VC's: ``preferredSDJWTCopy(of:)``) picks as presented at `time`: the next presentation
+    /// takes another copy while one is unused, then the one presented longest ago.
     func markPresented(credentialID id: String, at time: Date) throws(WalletError) {
         try withDatabase { (db) throws(WalletError) in
             try sql { () throws(SQLiteError) in
-                guard let copy = try preferredCopy(db, credentialID: id) else { return }
+                guard let copy = try preferredCopy(db, credentialID: id) else {
+                    return try markSDJWTCopyPresented(db, credentialID: id, at: time)
+                }
                 _ = try db.run(
                     "UPDATE credential_copies SET presented_at = ? WHERE credential_id = ? AND copy = ?",
                     [.real(time.timeIntervalSince1970), .text(id), .integer(Int64(copy.copy))])

@@ -13,11 +13,12 @@ extension CredentialStore {
     /// `x5c` chain to one of `trustAnchors`; then its `vct` must be `vct` and its `cnf.jwk` the
     /// public key of one of `keys` (each key binds one copy).
     ///
-    /// The SD-JWT VC table keeps no copies: each copy is stored as an SD-JWT VC of its own (its
-    /// own ID and key), so a batch of N gives N IDs. The history gets one `received` entry
-    /// (issuer, vct, claim paths, copies; no values).
+    /// The copies are one credential (as an mdoc's are): one ID, N copies each with its own
+    /// key, each presented once while an unused one is left; with what a `credential_deleted`
+    /// notification needs. The history gets one `received` entry (issuer, vct, claim paths,
+    /// copies; no values).
     ///
-    /// - Returns: the new IDs, one per copy, in the issuer's order.
+    /// - Returns: the new credential's ID (one, as for an mdoc).
     ///
     /// - Parameter pendingID: a pending deferred issuance this ends: its keys are stored
     ///   already, and its row goes in the same transaction.
@@ -61,11 +62,7 @@ extension CredentialStore {
                 } else {
                     for key in keys { try KeyRows.insert(key, into: db) }
                 }
-                var ids: [String] = []
-                for (n, copy) in checked.enumerated() {
-                    ids.append(try Self.insertSDJWT(copy.credential, keyID: copy.key.id, document: n + 1, into: db))
-                }
-                return ids
+                return [try Self.insertSDJWTBatch(checked, from: source, into: db)]
             }
         }
         do {

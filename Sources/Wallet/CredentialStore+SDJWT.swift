@@ -82,16 +82,16 @@ extension CredentialStore {
         }
     }
 
-    /// One SD-JWT VC row (inside the caller's transaction); refuses one stored already.
+    /// One SD-JWT VC row (inside the caller's transaction); refuses one stored already (as a
+    /// credential or a copy of one).
     static func insertSDJWT(_ credential: SDJWTVC, keyID: String, document: Int, into db: SQLiteDatabase)
         throws -> String
     {
         let subject = (try? credential.sdJWT.issuerSignedJWT.certificateChain().first)?.subject
         let validFrom = credential.notBefore ?? credential.issuedAt
-        let existing = try db.query(
-            "SELECT id FROM sd_jwt_credentials WHERE compact = ? LIMIT 1", [.text(credential.compact)]
-        ) { $0.text(0) ?? "" }
-        if let id = existing.first { throw WalletError.alreadyStored(document: document, id: id) }
+        if let id = try storedSDJWT(credential.compact, in: db) {
+            throw WalletError.alreadyStored(document: document, id: id)
+        }
         let id = try Self.newID(db, avoiding: [])
         try db.run(
             """
@@ -114,12 +114,15 @@ extension CredentialStore {
     /// The stored SD-JWT VCs, oldest import first; a row in `problems` (what
     /// ``readSDJWTs(id:)``, the check presentation uses, could not read) is listed with its
     /// problem.
-    func sdJWTSummaries(_ db: SQLiteDatabase, problems: [UnreadableRow]) throws(WalletError) -> [CredentialSummary] {
+    func sdJWTSummaries(
+        _ db: SQLiteDatabase, problems: [UnreadableRow], copies: [String: (total: Int, unused: Int)]
+    ) throws(WalletError) -> [CredentialSummary] {
         let problems = Dictionary(problems.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let rows = try sql { () throws(SQLiteError) in
             try db.query(
                 """
-                SELECT id, vct, issuer_subject, valid_from, valid_until, imported_at, claims, compact, issuer
+                SELECT id, vct, issuer_subject, valid_from, valid_until, imported_at, claims, compact, issuer,
+                    received_from
                 FROM sd_jwt_credentials ORDER BY imported_at, rowid
                 """
             ) { row in
@@ -128,7 +131,7 @@ extension CredentialStore {
                     validFrom: row.isNull(3) ? nil : row.double(3),
                     validUntil: row.isNull(4) ? nil : row.double(4), importedAt: row.double(5),
                     claims: row.text(6) ?? "",
-                    compact: row.text(7) ?? "", issuer: row.text(8)
+                    compact: row.text(7) ?? "", issuer: row.text(8), receivedFrom: row.text(9)
                 )
             }
         }
@@ -139,7 +142,8 @@ extension CredentialStore {
                 id: r.id, format: "dc+sd-jwt", docType: r.vct, issuerSubject: r.subject ?? r.issuer,
                 validFrom: Date(timeIntervalSince1970: r.validFrom ?? 0),
                 validUntil: r.validUntil.map { Date(timeIntervalSince1970: $0) } ?? .distantFuture,
-                importedAt: Date(timeIntervalSince1970: r.importedAt), elements: claims, problem: problem)
+                importedAt: Date(timeIntervalSince1970: r.importedAt), elements: claims, problem: problem,
+                receivedFrom: r.receivedFrom, copies: copies[r.id]?.total, unusedCopies: copies[r.id]?.unused)
         }
     }
 
@@ -160,6 +164,8 @@ extension CredentialStore {
 
     /// The SD-JWT VCs (`id` only, or every one for nil) that read back whole, and the others:
     /// the one check `list` and presentation share (the claim list, the SD-JWT and its key).
+    /// A credential received in copies reads as the copy a presentation uses
+    /// (``preferredSDJWTCopy(of:)``).
     func readSDJWTs(id: String?) throws(WalletError) -> (
         readable: [PresentableSDJWT], unreadable: [UnreadableRow]
     ) {
@@ -167,8 +173,10 @@ extension CredentialStore {
             try sql { () throws(SQLiteError) in
                 try db.query(
                     """
-                    SELECT id, compact, key_id, claims FROM sd_jwt_credentials WHERE ?1 IS NULL OR id = ?1
-                    ORDER BY imported_at DESC, rowid DESC
+                    SELECT s.id, coalesce(p.compact, s.compact), coalesce(p.key_id, s.key_id), s.claims
+                    FROM sd_jwt_credentials s LEFT JOIN sd_jwt_copies p
+                        ON p.credential_id = s.id AND p.copy = \(Self.preferredSDJWTCopy(of: "s.id"))
+                    WHERE ?1 IS NULL OR s.id = ?1 ORDER BY s.imported_at DESC, s.rowid DESC
                     """, [.text(id)]
                 ) {
                     (id: $0.text(0) ?? "", compact: $0.text(1) ?? "", keyID: $0.text(2) ?? "", claims: $0.text(3) ?? "")

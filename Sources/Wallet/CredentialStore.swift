@@ -193,7 +193,7 @@ extension CredentialStore {
                     importedAt: Date(timeIntervalSince1970: r.importedAt),
                     elements: elements, problem: problem, receivedFrom: r.receivedFrom, copies: copies[r.id]?.total,
                     unusedCopies: copies[r.id]?.unused)
-            } + (try sdJWTSummaries(db, problems: sdJWTProblems))
+            } + (try sdJWTSummaries(db, problems: sdJWTProblems, copies: copies))
         }
     }
 
@@ -302,19 +302,23 @@ extension CredentialStore {
 
     /// Deletes the credential with `id` (its history stays).
     ///
-    /// A credential received over OpenID4VCI takes its keys with it (they were made for it
-    /// alone): their rows go in the same transaction, then their secure area forgets them.
+    /// A credential received over OpenID4VCI in copies (an mdoc, an SD-JWT VC batch) takes
+    /// every copy and its keys with it (they were made for it alone): their rows go in the same
+    /// transaction, then their secure area forgets them.
     public func delete(id: String) throws(WalletError) {
         let (changed, keys) = try withDatabase { (db) throws(WalletError) in
             try transaction(db) { () throws -> (Int, [StoredKey]) in
                 let owned = try db.query(
                     """
-                    SELECT \(KeyRows.columns.split(separator: ",").map { "k." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+                    SELECT \(KeyRows.joinedColumns)
                     FROM credential_copies cc JOIN credentials c ON c.id = cc.credential_id JOIN keys k ON k.id = cc.key_id
-                    WHERE cc.credential_id = ? AND c.issuer IS NOT NULL
+                    WHERE cc.credential_id = ?1 AND c.issuer IS NOT NULL
+                    UNION ALL SELECT \(KeyRows.joinedColumns)
+                    FROM sd_jwt_copies sc JOIN keys k ON k.id = sc.key_id WHERE sc.credential_id = ?1
                     """, [.text(id)]
                 ) { KeyRows.read($0) }.compactMap { $0 }
                 _ = try db.run("DELETE FROM credential_copies WHERE credential_id = ?", [.text(id)])
+                _ = try db.run("DELETE FROM sd_jwt_copies WHERE credential_id = ?", [.text(id)])
                 let changed =
                     try db.run("DELETE FROM credentials WHERE id = ?", [.text(id)])
                     + db.run("DELETE FROM sd_jwt_credentials WHERE id = ?", [.text(id)])
@@ -324,6 +328,7 @@ extension CredentialStore {
                         """
                         SELECT 1 FROM credentials WHERE key_id = ?1 UNION SELECT 1 FROM credential_copies WHERE key_id = ?1
                         UNION SELECT 1 FROM sd_jwt_credentials WHERE key_id = ?1
+                        UNION SELECT 1 FROM sd_jwt_copies WHERE key_id = ?1
                         """, [.text(key.id)]
                     ) { _ in true }
                     guard used.isEmpty else { continue }
@@ -363,8 +368,7 @@ extension CredentialStore {
     struct Row {
         static let columns =
             "c.id, c.doc_type, c.issuer_signed, c.issuer_subject, c.valid_from, c.valid_until, c.imported_at, c.elements, "
-            + KeyRows.columns.split(separator: ",").map { "k." + $0.trimmingCharacters(in: .whitespaces) }.joined(
-                separator: ", ")
+            + KeyRows.joinedColumns
         static let from = "credentials c LEFT JOIN keys k ON k.id = c.key_id"
         var id: String
         var docType: String

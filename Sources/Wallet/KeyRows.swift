@@ -7,6 +7,9 @@ import SecureArea
 /// area needs.
 enum KeyRows {
     static let columns = "id, secure_area, curve, public_key, key_blob, requires_passphrase, created_at"
+    /// ``columns`` of the `keys` table joined as `k`.
+    static let joinedColumns = columns.split(separator: ",").map { "k." + $0.trimmingCharacters(in: .whitespaces) }
+        .joined(separator: ", ")
 
     static func insert(_ key: StoredKey, into db: SQLiteDatabase) throws(SQLiteError) {
         _ = try db.run(

@@ -124,6 +124,29 @@ enum Schema {
         CREATE INDEX sd_jwt_credentials_by_vct ON sd_jwt_credentials (vct);
         CREATE INDEX sd_jwt_credentials_by_key ON sd_jwt_credentials (key_id);
         """,
+        // 6: an SD-JWT VC batch is one credential: its copies (one key each; the row keeps copy
+        // 0) and what a later credential_deleted notification needs. Rows stored before, one
+        // per copy, stay credentials without copies.
+        """
+        ALTER TABLE sd_jwt_credentials ADD COLUMN received_from TEXT;   -- Credential Issuer Identifier
+        ALTER TABLE sd_jwt_credentials ADD COLUMN notification_id TEXT;
+        ALTER TABLE sd_jwt_credentials ADD COLUMN notification_endpoint TEXT;
+        ALTER TABLE sd_jwt_credentials ADD COLUMN notification_token TEXT;  -- Bearer token for credential_deleted
+        CREATE TABLE sd_jwt_copies (
+            credential_id TEXT NOT NULL REFERENCES sd_jwt_credentials (id),
+            copy INTEGER NOT NULL,              -- 0 is the sd_jwt_credentials row's own
+            compact TEXT NOT NULL,
+            key_id TEXT NOT NULL REFERENCES keys (id),
+            presented_at REAL,                  -- first presentation; NULL while unused
+            PRIMARY KEY (credential_id, copy)
+        ) STRICT;
+        CREATE INDEX sd_jwt_copies_by_key ON sd_jwt_copies (key_id);
+        """,
+        // 7: a pending issuance keeps the response-encryption key of its credential request
+        // (wrapped in the software area, as its DPoP key): the deferred answer may come to it.
+        """
+        ALTER TABLE pending_issuances ADD COLUMN response_key_id TEXT REFERENCES keys (id);
+        """,
     ]
 
     /// The version this code writes.

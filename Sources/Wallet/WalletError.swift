@@ -174,6 +174,16 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
 
     public var errorDescription: String? { description }
 
+    /// The part of the advice for a credential that failed issuer authentication that only
+    /// `credentials import` can follow; receiving (command line or service) has no such option.
+    static let importOnlyAdvice = " (or, importing a test credential you trust, --no-verify-issuer)"
+
+    /// `text` (a message that may quote a ``WalletError``) without ``importOnlyAdvice``: for
+    /// the flows that receive from an issuer.
+    public static func withoutImportAdvice(_ text: String) -> String {
+        text.replacingOccurrences(of: importOnlyAdvice, with: "")
+    }
+
     private static func describe(_ error: SDJWTError) -> String {
         switch error {
         case .expired(let date):
@@ -185,7 +195,7 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case .issuerNotTrusted(let why):
             return "the SD-JWT VC failed issuer authentication: \(why). Give the certificate of the issuer's CA with "
                 + "--trust-anchor CA.pem; for one without x5c whose issuer publishes its keys, import with "
-                + "--issuer-metadata (or, importing a test credential you trust, --no-verify-issuer)."
+                + "--issuer-metadata\(importOnlyAdvice)."
         case .disclosureMismatch, .invalidDisclosure:
             return "\(error). The credential was altered after it was issued; ask the issuer for a new copy."
         default:
@@ -196,8 +206,7 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
 
     private static func hint(for failures: [String]) -> String {
         if failures.contains(where: { $0.contains("not trusted") }) {
-            return "Give the issuer's IACA certificate with --trust-anchor IACA.pem (or, importing a test "
-                + "credential you trust, --no-verify-issuer)."
+            return "Give the issuer's IACA certificate with --trust-anchor IACA.pem\(importOnlyAdvice)."
         }
         if failures.contains(where: { $0.contains("digest") || $0.contains("signature") }) {
             return "The credential was altered after it was issued; ask the issuer for a new copy."

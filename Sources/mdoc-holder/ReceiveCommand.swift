@@ -95,7 +95,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         let givenCode = setup.code
         let options = ReceiveOptions(
             batch: batch, wait: wait, secureArea: store.secureAreas.secureArea.flatMap(SecureAreaName.init(rawValue:)))
-        let outcome: ReceiveOutcome = try await WalletCLI.exitOnError(1) {
+        let outcome: ReceiveOutcome = try await WalletCLI.exitOnError(1, report: Self.report) {
             if let offer {
                 return try await setup.holder.receive(
                     offer: offer, options: options, consent: setup.prompt,
@@ -123,6 +123,13 @@ struct ReceiveCommand: AsyncParsableCommand {
         }
         let status = outcome.classification.onlineExitStatus
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The store's advice for a credential that failed issuer authentication also names
+    /// `credentials import --no-verify-issuer`, which receiving does not have: here only the
+    /// trust anchor is suggested.
+    static func report(_ error: any Error) {
+        WalletCLI.warn("mdoc-holder: \(WalletError.withoutImportAdvice("\(error)"))")
     }
 
     /// Reads the options; every failure here is bad input.

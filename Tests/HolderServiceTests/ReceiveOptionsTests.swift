@@ -40,6 +40,22 @@ struct ReceiveOptionsTests {
         #expect(throws: HolderServiceError.self) { try ReceiveOptions(.string("batch")) }
     }
 
+    @Test func resumePendingTakesWaitOnly() throws {
+        #expect(try ReceiveOptions(resuming: .properties([:])) == ReceiveOptions())
+        #expect(try ReceiveOptions(resuming: .properties(["wait": .uint32(5)])).wait == 5)
+        #expect(throws: HolderServiceError.self) { try ReceiveOptions(resuming: .properties(["wait": .uint32(601)])) }
+        do {
+            _ = try ReceiveOptions(resuming: .properties(["batch": .uint32(2)]))
+            Issue.record("batch was taken by ResumePending")
+        } catch {
+            #expect(error.name == "org.mdocholder.Error.InvalidArguments")
+            #expect(
+                error.description
+                    == "unknown option 'batch': ResumePending takes wait (the copies and keys were made when the offer was accepted)"
+            )
+        }
+    }
+
     @Test func issuanceFailuresHaveTheirOwnErrorNames() {
         let oauth = OAuthErrorResponse(error: "invalid_grant", errorDescription: "the transaction code is wrong")
         let cases: [(CredentialIssuanceError, String)] = [

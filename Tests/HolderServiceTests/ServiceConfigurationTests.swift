@@ -6,7 +6,7 @@ import Testing
 @testable import HolderService
 
 /// The holder the service builds from its configuration: the settings `serve` was given
-/// (the same fields `present` fills), the agent's timeout, no browser flow.
+/// (the same fields `present` fills), the agent's timeout, the browser flow only with an agent.
 struct ServiceConfigurationTests {
     @Test func theAgentsTimeoutAndTheSettingsReachTheEngine() {
         let configuration = ServiceConfiguration(
@@ -16,7 +16,7 @@ struct ServiceConfigurationTests {
         #expect(engine.consentTimeout == .seconds(25))
         #expect(engine.deviceAuth == .mac)
         #expect(engine.untrustedReaders == .refuse)
-        #expect(!configuration.holderSettings.authorizationCodeFlow)
+        #expect(configuration.holderSettings.authorizationCodeFlow)
     }
 
     @Test func aPolicyFileKeepsTheEnginesOwnConsentTimeout() throws {
@@ -24,6 +24,7 @@ struct ServiceConfigurationTests {
         let configuration = ServiceConfiguration(
             storePath: "/nonexistent", consent: .policy(policy, path: "/etc/kiosk.toml"))
         #expect(configuration.holderSettings.agentTimeout == nil)
+        #expect(!configuration.holderSettings.authorizationCodeFlow)
         #expect(configuration.holderSettings.engineConfiguration.consentTimeout == .seconds(60))
     }
 }

@@ -15,7 +15,7 @@ final class TestAgent: Sendable {
         case disconnect
     }
 
-    /// How it answers RequestTransactionCode.
+    /// How it answers RequestTransactionCode and OpenAuthorization (which takes any reply).
     enum CodeBehaviour: Sendable {
         /// Replies with these values (one string is a code).
         case reply([DBusValue])
@@ -31,9 +31,9 @@ final class TestAgent: Sendable {
         let state = Mutex<
             (
                 requests: [(UInt64, [String: DBusValue])], codeRequests: [(UInt64, [String: DBusValue])],
-                cancels: [UInt64], releases: Int
+                cancels: [UInt64], releases: Int, opened: [(UInt64, String)]
             )
-        >(([], [], [], 0))
+        >(([], [], [], 0, []))
     }
 
     let connection: DBusConnection
@@ -43,6 +43,7 @@ final class TestAgent: Sendable {
     var codeRequests: [(UInt64, [String: DBusValue])] { recorder.state.withLock { $0.codeRequests } }
     var cancels: [UInt64] { recorder.state.withLock { $0.cancels } }
     var releases: Int { recorder.state.withLock { $0.releases } }
+    var opened: [(UInt64, String)] { recorder.state.withLock { $0.opened } }
 
     init(address: String, behaviour: Behaviour, code: CodeBehaviour = .fail) async throws {
         let recorder = Recorder()
@@ -74,11 +75,15 @@ final class TestAgent: Sendable {
                     connection.close()
                     return .error(.disconnected())
                 }
-            case "RequestTransactionCode":
-                guard case .uint64(let session) = call.body[0], let request = call.body[1].propertiesValue else {
+            case "RequestTransactionCode", "OpenAuthorization":
+                guard case .uint64(let session) = call.body[0] else { return .error(.invalidArgs("bad request")) }
+                if let request = call.body[1].propertiesValue {
+                    state.state.withLock { $0.codeRequests.append((session, request)) }
+                } else if let url = call.body[1].stringValue {
+                    state.state.withLock { $0.opened.append((session, url)) }
+                } else {
                     return .error(.invalidArgs("bad request"))
                 }
-                state.state.withLock { $0.codeRequests.append((session, request)) }
                 switch code {
                 case .reply(let values):
                     return .reply(values)

@@ -62,6 +62,29 @@ import Testing
         }
     }
 
+    @Test func aResumedIssuanceTakesAnAnswerToTheEarlierResponseKey() throws {
+        let metadata = try Self.metadata(issuerKey: try PrivateKey.generate(.p256))
+        let first = try #require(try MessageEncryption(metadata: metadata))
+        let kept = first.responseKeyToKeep
+        let resumed = try #require(try MessageEncryption(metadata: metadata))
+        let toFirst = try JWE.encrypt(
+            Array("{}".utf8), to: try JWK(json: try #require(first.requestMember["jwk"])), encryption: .a256GCM)
+        #expect(throws: IssuanceError.self) {
+            try resumed.decode(Array(toFirst.utf8), contentType: "application/jwt", endpoint: "e")
+        }
+        let accepting = resumed.acceptingAnswers(toEarlierKeyOn: kept.curve) { (peer) throws(JOSEError) in
+            do throws(CryptoError) { return try kept.sharedSecret(with: peer) } catch { throw .invalidKey("\(error)") }
+        }
+        #expect(
+            try accepting.decode(Array(toFirst.utf8), contentType: "application/jwt", endpoint: "e") == Array("{}".utf8)
+        )
+        let toResumed = try JWE.encrypt(
+            Array("[]".utf8), to: try JWK(json: try #require(resumed.requestMember["jwk"])), encryption: .a256GCM)
+        #expect(
+            try accepting.decode(Array(toResumed.utf8), contentType: "application/jwt", endpoint: "e")
+                == Array("[]".utf8))
+    }
+
     @Test func anIssuerRequiringAnEncThisHolderLacksIsRefused() throws {
         #expect(throws: IssuanceError.self) {
             try MessageEncryption(

@@ -78,6 +78,20 @@ import Testing
         #expect(OAuthErrorResponse(body: Array(#"{"error":"use_dpop_nonce"}"#.utf8))?.isUseDPoPNonce == true)
     }
 
+    @Test func aRefusedTransactionCodeIsNamedWhateverTheErrorCode() throws {
+        var error = try #require(
+            OAuthErrorResponse(
+                body: Array(#"{"error":"invalid_request","description":"invalid tx_code\u001b[2J"}"#.utf8)))
+        #expect(error.errorDescription == "invalid tx_code\\u{1B}[2J")
+        error.afterTransactionCode = true
+        #expect(
+            IssuanceError.issuer(endpoint: "token endpoint", error).description
+                == "the issuer's token endpoint refused: invalid_request: invalid tx_code\\u{1B}[2J (the transaction code may be wrong: check the code, or ask the issuer for a new offer)"
+        )
+        #expect(TokenRequest.preAuthorizedCode("c", transactionCode: "1234").carriesTransactionCode)
+        #expect(!TokenRequest.preAuthorizedCode("c", transactionCode: nil).carriesTransactionCode)
+    }
+
     @Test func readsTheNonceResponse() throws {
         #expect(try NonceResponse(body: Array(#"{"c_nonce":"abc"}"#.utf8)).cNonce == "abc")
         #expect(throws: IssuanceError.self) { try NonceResponse(body: Array("{}".utf8)) }

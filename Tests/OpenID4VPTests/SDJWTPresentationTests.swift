@@ -91,6 +91,8 @@ struct SDJWTPresentationTests {
         #expect(seen["birthdate"] == nil)
         #expect(seen["nationalities"] == [])
         #expect(records.map(\.docType) == ["urn:eudi:pid:1"])
+        // The store marks the copy this presentation used by the credential's ID.
+        #expect(records.map(\.credentialID) == ["pid-1"])
         #expect(records.first?.elementsSent.map(\.description) == ["given_name", "address.locality"])
     }
 

@@ -42,7 +42,8 @@ Endpoints (all HTTPS):
                        signature with its x5c leaf, that leaf's chain to --sd-jwt-ca, every
                        Disclosure, and the Key Binding JWT (typ kb+jwt, aud = client_id,
                        nonce, sd_hash, iat within 5 minutes).
-  GET /result/ID       what this verifier saw for the session (JSON).
+  GET /result/ID       what this verifier saw for the session (JSON; for an SD-JWT VC that verified,
+                       sd_jwt_cnf_jwk: the cnf.jwk its Key Binding JWT was checked with).
   GET /slow?s=N        answers after N seconds (timeouts); GET /big?mb=N: N MiB (2 by default); GET /redirect: 302;
   GET /trickle?n=N     headers at once, then N body bytes at one a second.
 
@@ -409,6 +410,8 @@ class Verifier:
                 assert claims.get("vct") == PID_VCT, claims.get("vct")
                 result["sd_jwt_verified"] = True
                 result["sd_jwt_disclosed"] = sorted(disclosed_paths(claims))
+                # The key the holder proved possession of: which one-time copy was presented.
+                result["sd_jwt_cnf_jwk"] = claims.get("cnf", {}).get("jwk")
         except Exception as exc:  # report any failure to the test
             result["verify_error"] = f"{type(exc).__name__}: {exc}"
             return 400, {"error": "invalid_request", "error_description": "the presentation does not verify"}

@@ -48,11 +48,13 @@ owned || { echo "serve did not take org.mdocholder"; cat "$tmp/serve.err"; exit 
 if $client introspect dbus/org.mdocholder.Holder1.xml >"$tmp/introspect.out" 2>&1; then ok
 else ko "introspection matches dbus/org.mdocholder.Holder1.xml" "$tmp/introspect.out"; fi
 
-# start_agent MODE [ALLOW [CODE]]: a consent agent in the background, registered when this
-# returns; CODE answers RequestTransactionCode (default: an error, a decline).
+# start_agent MODE [ALLOW [CODE [BROWSE]]]: a consent agent in the background, registered when
+# this returns; CODE answers RequestTransactionCode (default: an error, a decline); BROWSE, a CA
+# file, makes OpenAuthorization follow the URL as the user's browser (default: an error).
 start_agent() {
   : >"$tmp/agent.log"
-  $client agent "$1" "$tmp/agent.log" --allow "${2:-}" --code "${3:-decline}" 2>"$tmp/agent.err" &
+  $client agent "$1" "$tmp/agent.log" --allow "${2:-}" --code "${3:-decline}" --browse "${4:-decline}" \
+    2>"$tmp/agent.err" &
   agent_pid=$!
   for _ in $(seq 1 100); do grep -q registered "$tmp/agent.log" && return 0; sleep 0.05; done
   ko "the $1 agent registered" "$tmp/agent.err"
@@ -263,7 +265,7 @@ assert r['signals'][1]['member'] == 'CredentialReceived' and r['signals'][1]['ar
 assert i['proofs'] == 2 and i['issued'] == 2, i
 "; then ok; else ko "receive: option batch 2 stores two copies" "$tmp/vci-batch.err"; fi
 
-offer "delivery=value&deferred=5"
+offer "delivery=value&deferred=5"; deferred_sid=$sid
 if receive vci-deferred --wait 0 && received vci-deferred "
 assert r['error'] is None and r['ids'] == [] and len(r['pending']) == 1, r
 assert members == ['RequestReceived', 'Ended'] and r['signals'][-1]['args'][1] == 'pending', r['signals']
@@ -352,6 +354,59 @@ PY
 then ok; else ko "receive: ListCredentials answers within 2 s while offers are handled; 150,000-id offers refused" "$tmp/busy-receive.err"; fi
 stop_agent
 
+# 6d. The authorization code flow through the service: the agent is asked to open the URL, the
+# scripted user's browser follows it to the service's loopback listener, the credential is stored.
+start_agent approve "$mdl_allow" decline "$tmp/issuer/ca.pem"
+offer "grant=code&par=1&dpop=1"
+if receive vci-authcode && received vci-authcode "
+assert r['error'] is None and len(r['ids']) == 1 and r['pending'] == [], r
+assert members == ['RequestReceived', 'CredentialReceived', 'Ended'] and r['signals'][-1]['args'][1] == 'completed', members
+assert any(x['id'] == r['ids'][0] and x['doctype'] == 'org.iso.18013.5.1.mDL' for x in c), c
+o = [e for e in a if e['event'] == 'open']
+assert len(o) == 1 and o[0]['session'] == r['session'], a
+assert o[0]['scheme'] == 'https' and o[0]['host'] == 'localhost:$iport' and o[0]['path'].endswith('/authorize'), o
+assert o[0]['query'] == ['client_id', 'request_uri'], o
+assert [e['status'] for e in a if e['event'] == 'followed'] == [200], a
+names = [e['event'] for e in a]
+assert names.index('request') < names.index('open'), names
+assert i['par_requests'] == 2 and i['authorization_requests'] == 1 and i['pkce_checked'], i
+assert i['redirect_uri'].startswith('http://127.0.0.1:') and i['notifications'] == ['credential_accepted'], i
+" && ! grep -q '/authorize' "$tmp/serve.err"; then ok
+else ko "receive: an authorization code offer, the agent opens the URL (not logged), the browser returns to the service, stored and listed" "$tmp/vci-authcode.err"; fi
+stop_agent
+
+start_agent approve "$mdl_allow"
+offer "grant=code&par=0"
+started=$(date +%s)
+if receive vci-noauth && received vci-noauth "
+assert r['error'] == 'org.mdocholder.Error.Declined', r
+assert r['message'] == 'the authorization URL was not opened: the consent agent declined to open it (org.example.Error.Declined)', r
+assert r['signals'][-1]['member'] == 'Ended' and r['signals'][-1]['args'][1] == 'declined', r['signals']
+assert [e['event'] for e in a if e['event'] in ('open', 'followed')] == ['open'], a
+assert i['token_requests'] == 0 and i['issued'] == 0, i
+" && [ $(($(date +%s) - started)) -lt 15 ]; then ok
+else ko "receive: the agent refusing to open the authorization URL gives Declined at once, nothing requested" "$tmp/vci-noauth.err"; fi
+stop_agent
+
+# 6e. Pending issuances through Holder1: the deferred one of 6b is listed and resumed.
+pending_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pending"][0])' "$tmp/vci-deferred.json")
+if $client pending >"$tmp/pending.json" && python3 - "$tmp/pending.json" "$pending_id" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert [(x["id"], x["doctype"], x["issuer"]) for x in p] == [(sys.argv[2], "org.iso.18013.5.1.mDL", "Utopia Test DMV")], p
+assert set(p[0]) == {"id", "doctype", "issuer", "issuer_id", "since"}, p
+PY
+then ok; else ko "pending: ListPending lists the deferred issuance kept pending (id, doctype, issuer, no secret)" "$tmp/pending.json"; fi
+sid=$deferred_sid
+if timeout 150 $client resume "$tmp/vci-resume.json" --wait 30 2>"$tmp/vci-resume.err" && received vci-resume "
+assert r['error'] is None and len(r['ids']) == 1 and r['pending'] == [] and r['failures'] == [], r
+assert members == ['CredentialReceived', 'Ended'] and r['signals'][-1]['args'][1] == 'completed', r['signals']
+assert r['signals'][0]['args'][1:] == [r['ids'][0], 'org.iso.18013.5.1.mDL', 1], r['signals']
+assert any(x['id'] == r['ids'][0] for x in c), c
+assert i['issued'] == 1 and i['deferred_polls'] == 6 and i['notifications'] == ['credential_accepted'], i
+" && [ "$($client pending)" = "[]" ]; then ok
+else ko "pending: ResumePending stores the deferred credential, CredentialReceived, listed, nothing pending" "$tmp/vci-resume.err"; fi
+
 # 7. A second service on the bus: a clear error (name taken), exit 1; journald priorities.
 JOURNAL_STREAM=8:1 "$bin/mdoc-holder" serve --store "$tmp/wallet.sqlite" >/dev/null 2>"$tmp/second.err"
 second_exit=$?
@@ -419,6 +474,21 @@ r = json.load(open(sys.argv[1]))
 assert r["error"] == "org.mdocholder.Error.NotSupported" and "--online" in r["message"] and r["signals"] == [], r
 PY
 then ok; else ko "receive: refused with NotSupported without --online" "$tmp/vci-offline.err"; fi
+kill -TERM "$serve_pid"; wait "$serve_pid"; serve_pid=""
+
+# 11. A kiosk answers from a policy file: nobody opens an authorization URL, so an offer without a
+# pre-authorized code is refused before consent, saying so.
+: >"$tmp/kiosk.toml"
+"$bin/mdoc-holder" serve --consent "policy:$tmp/kiosk.toml" --online --tls-ca "$tmp/issuer/ca.pem" \
+  --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/wallet.sqlite" 2>"$tmp/kiosk.err" &
+serve_pid=$!
+for _ in $(seq 1 100); do owned && break; sleep 0.1; done
+offer "grant=code&par=0"
+if receive vci-kiosk && received vci-kiosk "
+assert r['error'] == 'org.mdocholder.Error.NotSupported', r
+assert 'the offer has no pre-authorized code: it needs the authorization code flow (a browser), which is not offered here' in r['message'], r
+assert 'RequestReceived' not in members and i['par_requests'] == 0 and i['authorization_requests'] == 0, (members, i)
+"; then ok; else ko "kiosk: an authorization code offer is NotSupported before consent, nothing sent" "$tmp/vci-kiosk.err"; fi
 kill -TERM "$serve_pid"; wait "$serve_pid"; serve_pid=""
 
 tier_summary

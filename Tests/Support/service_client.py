@@ -1,18 +1,24 @@
 #!/usr/bin/python3
 """A D-Bus client of `mdoc-holder serve` for the service tests (Debian's python3-dbus, GLib).
 
-  service_client.py agent MODE LOG [--allow ns:id,...] [--code CODE|decline]
+  service_client.py agent MODE LOG [--allow ns:id,...] [--code CODE|decline] [--browse CA|decline]
       register a consent agent and answer RequestConsent in MODE approve (the --allow elements
       that are requested and held), decline, hang, or disconnect (exit while the request is
-      pending), and RequestTransactionCode with CODE (or an error: decline, the default);
-      events go to LOG as JSON lines (a code request's fields, never the code)
+      pending), RequestTransactionCode with CODE (or an error: decline, the default), and
+      OpenAuthorization by following the URL as a browser would (TLS checked with CA; the
+      scripted user signs in at once) or with an error (decline, the default); events go to LOG
+      as JSON lines (a code request's fields, never the code; the URL's host and path, the status
+      the browser ended on)
   service_client.py start OUT [--adapter hciN]           StartProximity, print the URI, write
       the session's signals to OUT (JSON) once Ended arrives
   service_client.py online URL OUT                       PresentOnline(URL), write the
       session's signals to OUT (JSON) once Ended arrives
   service_client.py receive OFFER OUT [--batch N] [--wait S]   ReceiveCredential(OFFER), write
       {"ids", "pending", "error", "message", "session", "signals"} to OUT (JSON) once Ended arrives
+  service_client.py resume OUT [--wait S]                ResumePending, write {"ids", "pending",
+      "failures", "error", "message", "session", "signals"} to OUT (JSON) once Ended arrives
   service_client.py list                                 ListCredentials as JSON
+  service_client.py pending                              ListPending as JSON
   service_client.py busy-receive PENDING HUGE COUNT OUT  ReceiveCredential(PENDING) (left
       waiting on a hanging agent), COUNT ReceiveCredential(HUGE), and ListCredentials every
       100 ms until those are answered, all without waiting; write to OUT (JSON):
@@ -53,7 +59,20 @@ def plain(value):
     return value
 
 
-def agent(mode, log_path, allow, code="decline"):
+def follow(url, ca):
+    """The scripted user's browser: GET url, following redirects (to the loopback listener)."""
+    import ssl
+    import urllib.request
+    context = ssl.create_default_context(cafile=ca)
+    opener = urllib.request.build_opener(urllib.request.HTTPSHandler(context=context))
+    try:
+        with opener.open(url, timeout=20) as response:
+            return response.status
+    except Exception as error:  # the event says what the browser saw
+        return str(error)
+
+
+def agent(mode, log_path, allow, code="decline", browse="decline"):
     bus = private_bus(main_loop=True)
     log = open(log_path, "a", buffering=1)
 
@@ -85,6 +104,21 @@ def agent(mode, log_path, allow, code="decline"):
             if code == "decline":
                 raise dbus.DBusException("the user closed the dialog", name="org.example.Error.Declined")
             return code
+
+        @dbus.service.method(AGENT, in_signature="ts")
+        def OpenAuthorization(self, session, url):
+            import threading
+            import urllib.parse
+            parts = urllib.parse.urlparse(str(url))
+            event(event="open", session=int(session), scheme=parts.scheme, host=parts.netloc, path=parts.path,
+                  query=sorted(urllib.parse.parse_qs(parts.query)))
+            if browse == "decline":
+                raise dbus.DBusException("the user closed the browser", name="org.example.Error.Declined")
+
+            def browser():
+                event(event="followed", session=int(session), status=follow(str(url), browse))
+
+            threading.Thread(target=browser, daemon=True).start()
 
         @dbus.service.method(AGENT, in_signature="t")
         def Cancel(self, session):
@@ -168,6 +202,7 @@ def online(url, out):
 
 
 def receive(offer, out, batch=None, wait=None):
+    """ReceiveCredential(offer), or ResumePending when offer is None."""
     bus = private_bus(main_loop=True)
     signals = collect_signals(bus)
     holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
@@ -179,15 +214,20 @@ def receive(offer, out, batch=None, wait=None):
     loop = GLib.MainLoop()
     result = {"ids": None, "pending": None, "error": None, "message": None}
 
-    def replied(ids, pending):
+    def replied(ids, pending, failures=None):
         result["ids"], result["pending"] = plain(ids), plain(pending)
+        if failures is not None:
+            result["failures"] = plain(failures)
         loop.quit()
 
     def failed(error):
         result["error"], result["message"] = error.get_dbus_name(), error.get_dbus_message()
         loop.quit()
 
-    holder.ReceiveCredential(offer, options, reply_handler=replied, error_handler=failed, timeout=120)
+    if offer is None:
+        holder.ResumePending(options, reply_handler=replied, error_handler=failed, timeout=120)
+    else:
+        holder.ReceiveCredential(offer, options, reply_handler=replied, error_handler=failed, timeout=120)
     loop.run()
     # The session is the one whose signals came during the call; wait for its Ended.
     loop = GLib.MainLoop()
@@ -207,10 +247,10 @@ def receive(offer, out, batch=None, wait=None):
     json.dump(result, open(out, "w"))
 
 
-def list_credentials():
+def list_credentials(pending=False):
     bus = private_bus(main_loop=True)
     holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
-    print(json.dumps(plain(holder.ListCredentials())))
+    print(json.dumps(plain(holder.ListPending() if pending else holder.ListCredentials())))
 
 
 def busy_receive(pending_offer, huge_offer, count, out):
@@ -353,15 +393,19 @@ if __name__ == "__main__":
     command, rest = sys.argv[1], sys.argv[2:]
     if command == "agent":
         agent(rest[0], rest[1], set(filter(None, option(rest, "--allow", "").split(","))),
-              option(rest, "--code", "decline"))
+              option(rest, "--code", "decline"), option(rest, "--browse", "decline"))
     elif command == "start":
         start(rest[0], option(rest, "--adapter", "hci0"), option(rest, "--mode", None))
     elif command == "online":
         online(rest[0], rest[1])
     elif command == "receive":
         receive(rest[0], rest[1], option(rest, "--batch", None), option(rest, "--wait", None))
+    elif command == "resume":
+        receive(None, rest[0], None, option(rest, "--wait", None))
     elif command == "list":
         list_credentials()
+    elif command == "pending":
+        list_credentials(pending=True)
     elif command == "busy-receive":
         busy_receive(rest[0], rest[1], int(rest[2]), rest[3])
     elif command == "busy-cancel":

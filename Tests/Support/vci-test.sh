@@ -211,6 +211,41 @@ check "every request and answer was encrypted, the 202s too" \
   saw 'r["encrypted_requests"] == 3 and r["encrypted_responses"] == 3 and r["deferred_polls"] == 2'
 check "both are stored" listed "$tmp/jwe.sqlite" "len(c) == 2"
 
+# -- issue 30: a wrong code refused as invalid_request with `description`; key attestations; the hint
+offer "delivery=value&tx_code=1111&tx_code_error=description"
+printf '9999\n' >"$tmp/wrong"
+fails "a wrong tx_code answered invalid_request fails" 1 receive "$tmp/wrong2.sqlite" "$url" --yes --tx-code-file "$tmp/wrong"
+check "the message says the code may be wrong, what to do, and the issuer's description" grep -qF \
+  "the issuer's token endpoint refused: invalid_request: invalid tx_code (the transaction code may be wrong: check the code, or ask the issuer for a new offer)" "$tmp/err"
+check "and never the code" bash -c "! grep -q 9999 '$tmp/err'"
+check "the issuer refused it so" saw 'r["token_errors"] == ["invalid_request"] and r["issued"] == 0'
+offer "delivery=value&key_attestations=required"
+fails "an issuer requiring key attestations is refused" 1 receive "$tmp/attest.sqlite" "$url" --yes
+check "the message names key_attestations_required and that no secure area here attests keys" grep -qF \
+  "not supported: configuration mdl requires key attestations (key_attestations_required): the issuer takes a key proof only with an attestation of the key signed by a wallet provider, and no secure area here (software, TPM 2.0, PKCS#11) can attest its keys; nothing was asked of the issuer" "$tmp/err"
+check "before any request" saw 'r["token_requests"] == 0 and r["nonce_requests"] == 0 and r["credential_requests"] == 0'
+check "no key was made" bash -c "'$bin/mdoc-holder' keys list --json --store '$tmp/attest.sqlite' | grep -qx '\[\]'"
+offer "delivery=value&signer=untrusted"
+fails "an untrusted IACA is refused (the hint)" 1 receive "$tmp/untrusted2.sqlite" "$url" --yes
+check "the hint names --trust-anchor" grep -qF "Give the issuer's IACA certificate with --trust-anchor IACA.pem." "$tmp/err"
+check "not an option receive does not have" bash -c "! grep -q -- '--no-verify-issuer' '$tmp/err'"
+keys() { "$bin/mdoc-holder" keys list --json --store "$1" | "$py" -c "import json,sys; k=json.load(sys.stdin); assert $2, k"; }
+offer "delivery=value&encrypt=1&deferred=1&deferred_key=first"
+check "an encrypted deferred issuance not ready within --wait 0 is kept pending" receive "$tmp/jwe-first.sqlite" "$url" --yes --wait 0
+check "--pending resumes it, the answer encrypted to the first request's key" receive "$tmp/jwe-first.sqlite" --pending --wait 10
+check "the credential is stored" listed "$tmp/jwe-first.sqlite" "len(c) == 1"
+check "the issuer encrypted every answer" saw 'r["deferred_polls"] == 2 and r["encrypted_responses"] == 3 and r["issued"] == 1'
+check "nothing is pending" bash -c "! '$bin/mdoc-holder' credentials list --store '$tmp/jwe-first.sqlite' | grep -q '^pending '"
+check "only the credential's key is left (the kept response key went)" keys "$tmp/jwe-first.sqlite" "len(k) == 1"
+offer "delivery=value&encrypt=1&deferred=1&deferred_key=other"
+check "kept pending again" receive "$tmp/jwe-other.sqlite" "$url" --yes --wait 0
+check "the pending entry keeps its key and the response key, both wrapped" keys "$tmp/jwe-other.sqlite" \
+  "len(k) == 2 and all(x['secureArea'] == 'software' for x in k)"
+fails "--pending with an answer encrypted to a key nobody has fails" 1 receive "$tmp/jwe-other.sqlite" --pending --wait 10
+check "saying so" grep -qF "ended: the issuer's deferred credential endpoint answer cannot be used: the encrypted answer cannot be decrypted: decryption failed" "$tmp/err"
+check "nothing half-stored: no credential, nothing pending" bash -c "! '$bin/mdoc-holder' credentials list --store '$tmp/jwe-other.sqlite' | grep -q ."
+check "no key left" keys "$tmp/jwe-other.sqlite" "k == []"
+
 # -- consent: a policy without an issuer rule declines; one with it accepts
 printf '[[rule]]\nreader = "any"\ndoctype = "*"\nallow = ["*"]\n' >"$tmp/readers.toml"
 offer "delivery=value"
@@ -261,8 +296,37 @@ curl -s "$redirect?code=forged&state=not-the-state" >/dev/null
 wait "$hpid"; rc=$?
 check "a redirect with another state is refused" test "$rc" = 1
 check "it says the state is wrong" grep -q "state is not the one sent" "$tmp/code.err"
+check "a success redirect with a wrong state is still reported as a possible forgery" grep -qxF \
+  "mdoc-holder: the issuer's authorization redirect answer cannot be used: state is not the one sent (a forged redirect?)" "$tmp/code.err"
 check "nothing was stored" listed "$tmp/forged.sqlite" "c == []"
 check "no code was exchanged" saw 'r["token_requests"] == 0'
+
+# -- asking by scope (OpenID4VCI 1.0 section 5.1.2) and error redirects: servers found in the field
+authorize() {  # authorize FORM STORE: an offer through the code flow, the browser following the URL; sets $browsed, $rc
+  offer "$1"
+  browse "$2" "$url"
+  curl -sf --cacert "$ica" -L "$open_url" >"$tmp/browser.txt"; browsed=$?
+  wait "$hpid"; rc=$?
+}
+authorize "grant=code&par=1&scope=only" "$tmp/scope.sqlite"
+check "a scope-only authorization server: asking by scope stored the credential" test "$browsed.$rc" = 0.0
+check "the holder sent scope and resource (no authorization_details) and asked by credential_configuration_id" \
+  saw 'r["authorization_asked_by"] == "scope+resource" and r["par_requests"] == 1 and r["request_target"] == "configuration" and r["issued"] == 1'
+check "list shows the credential received by scope" listed "$tmp/scope.sqlite" "len(c) == 1"
+check "the browser is told it is done" grep -qxF "Done: you can close this window and return to mdoc-holder." "$tmp/browser.txt"
+
+authorize "grant=code&par=1&scope=both" "$tmp/both.sqlite"
+check "a server that takes both: the flow stored the credential" test "$browsed.$rc" = 0.0
+check "it still asked with authorization_details" saw 'r["authorization_asked_by"] == "authorization_details" and r["issued"] == 1'
+
+authorize "grant=code&par=0&redirect_error=nostate" "$tmp/error-redirect.sqlite"
+check "an error redirect without state fails the receive" test "$browsed.$rc" = 0.1
+check "the browser is told it did not succeed" grep -qxF "The authorization did not succeed: mdoc-holder says why. You can close this window." "$tmp/browser.txt"
+error_line='mdoc-holder: the issuer'"'"'s authorization endpoint (in a redirect not verified: its state or iss is missing or not the one sent) refused: server_error: The request could not be processed\u{1B}[2J\u{1B}[H\nFrom: Trusted Police Issuer\u{202E}\u{9B}31m'
+check "it shows the server's error and description, printable, marked not verified" grep -qxF "$error_line" "$tmp/code.err"
+fails "it does not call it a forged redirect" 1 grep -q "forged" "$tmp/code.err"
+check "nothing was stored after the error redirect" listed "$tmp/error-redirect.sqlite" "c == []"
+check "no token was asked for after the error redirect" saw 'r["token_requests"] == 0 and r["authorization_requests"] == 1'
 
 # -- keys made in the chosen secure area: a PKCS#11 token (softhsm2), proved, then presented online
 if command -v softhsm2-util >/dev/null && [ -f /usr/lib/softhsm/libsofthsm2.so ]; then
@@ -305,10 +369,10 @@ check "the history records the issuance with its vct" bash -c \
   "'$bin/mdoc-holder' history --json --store '$sstore' | '$py' -c 'import json,sys; e=json.load(sys.stdin)[-1]; assert e[\"channel\"]==\"issuance\" and e[\"decision\"]==\"received\" and e[\"docType\"]==\"urn:eudi:pid:1\" and e[\"copies\"]==1, e; assert \"Erika\" not in json.dumps(e)'"
 offer "delivery=value&format=sd-jwt&batch_size=2"
 printf '[[rule]]\nissuer = "https://localhost:%s/s/%s"\ndoctype = "urn:eudi:pid:1"\n' "$iport" "$sid" >"$tmp/pid-issuer.toml"
-check "a policy issuer rule matches the vct; batch 2 stores one SD-JWT VC per copy" \
+check "a policy issuer rule matches the vct; batch 2 stores one SD-JWT VC with 2 copies" \
   receive "$sstore" "$url" --consent "policy:$tmp/pid-issuer.toml" --trust-anchor "$sdca" --batch 2
-check "two new ids" test "$(wc -l <"$tmp/out")" = 2
-check "three SD-JWT VCs listed, each bound to its own new key" bash -c \
+check "one new id" test "$(wc -l <"$tmp/out")" = 1
+check "three keys, each bound to one SD-JWT VC" bash -c \
   "'$bin/mdoc-holder' keys list --json --store '$sstore' | '$py' -c 'import json,sys; k=json.load(sys.stdin); assert len(k) == 3 and all(len(x[\"credentials\"]) == 1 for x in k), k'"
 check "the issuer saw two proofs" saw 'r["proofs"] == 2 and r["issued"] == 2'
 # The consent request shows the configuration's vct and claim display names (the terminal prompt,
@@ -406,7 +470,7 @@ check "the history records the refusal" bash -c \
 offer "delivery=value&format=sd-jwt&deferred=1"
 check "a deferred SD-JWT VC not ready within --wait 0 is kept pending" receive "$sstore" "$url" --yes --trust-anchor "$sdca" --wait 0
 check "--pending resumes it and stores the SD-JWT VC" receive "$sstore" --pending --wait 10 --trust-anchor "$sdca"
-check "four SD-JWT VCs now" listed "$sstore" "len(c) == 4 and all(x['format'] == 'dc+sd-jwt' for x in c)"
+check "three SD-JWT VCs now (the batch is one)" listed "$sstore" "len(c) == 3 and all(x['format'] == 'dc+sd-jwt' for x in c)"
 # Presented over OpenID4VP to the loopback verifier, which checks it with the reference library.
 printf '[[rule]]\nreader = "any"\ndoctype = "urn:eudi:pid:1"\nallow = ["given_name", "address.locality"]\n' >"$tmp/pid-present.toml"
 curl -sf --cacert "$vca" -d "kind=signed&delivery=post&mode=direct_post&only=pid&pid=given_name,address.locality" \
@@ -417,6 +481,33 @@ check "present-online sends a received SD-JWT VC" "$bin/mdoc-holder" present-onl
   --consent "policy:$tmp/pid-present.toml" --verifier-trust "$vca" --tls-ca "$vca" --store "$sstore"
 check "the verifier verified it (issuer chain, disclosures, KB-JWT) and saw exactly the approved claims" bash -c \
   "curl -sf --cacert '$vca' https://localhost:$vport/result/$vsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"sd_jwt_verified\"] and r[\"vp_token_keys\"] == [\"pid\"], r; assert set(r[\"sd_jwt_disclosed\"]) >= {\"given_name\", \"address.locality\"} and \"family_name\" not in r[\"sd_jwt_disclosed\"], r'"
+
+# -- an SD-JWT VC batch is one credential with one-time copies, each bound to its own key
+bstore=$tmp/sd-batch.sqlite
+offer "delivery=value&format=sd-jwt&batch_size=3"
+check "receives a batch of 3 SD-JWT VCs" receive "$bstore" "$url" --yes --trust-anchor "$sdca" --batch 3
+bid=$(head -1 "$tmp/out")
+check "as one credential (one id)" test "$(wc -l <"$tmp/out")" = 1 -a -n "$bid"
+check "list shows one dc+sd-jwt credential with 3 unused copies" listed "$bstore" \
+  "[(x['id'], x['format'], x['copies'], x['unusedCopies']) for x in c] == [('$bid', 'dc+sd-jwt', 3, 3)]"
+: >"$tmp/cnf.txt"
+for n in 1 2 3; do  # each to a new verifier session asking for given_name
+  read -r vsid vurl < <(curl -sf --cacert "$vca" -d "kind=signed&delivery=post&only=pid&pid=given_name" \
+    "https://localhost:$vport/start" | "$py" -c 'import json,sys; j=json.load(sys.stdin); print(j["session"], j["url"])')
+  check "presentation $n of the batch is sent" "$bin/mdoc-holder" present-online "$vurl" \
+    --consent "policy:$tmp/pid-present.toml" --verifier-trust "$vca" --tls-ca "$vca" --store "$bstore"
+  check "presentation $n verified at the verifier, its cnf key recorded" bash -c \
+    "curl -sf --cacert '$vca' https://localhost:$vport/result/$vsid | '$py' -c 'import json,sys; r=json.load(sys.stdin); assert r[\"sd_jwt_verified\"] and r[\"sd_jwt_cnf_jwk\"], r; print(json.dumps(r[\"sd_jwt_cnf_jwk\"], sort_keys=True))' >>'$tmp/cnf.txt'"
+done
+check "three presentations used three different copies (three cnf keys at the verifier)" \
+  test "$(wc -l <"$tmp/cnf.txt")" = 3 -a "$(sort -u "$tmp/cnf.txt" | wc -l)" = 3
+check "list shows no unused copy left" listed "$bstore" "[(x['copies'], x['unusedCopies']) for x in c] == [(3, 0)]"
+check "deleting it tells the issuer once" "$bin/mdoc-holder" credentials delete "$bid" --tls-ca "$ica" --store "$bstore"
+check "saying so once" test "$(grep -c 'The issuer was notified: credential_deleted' "$tmp/err")" = 1
+check "every copy and key is gone" bash -c \
+  "'$bin/mdoc-holder' credentials list --json --store '$bstore' | grep -qx '\\[\\]' && '$bin/mdoc-holder' keys list --json --store '$bstore' | grep -qx '\\[\\]'"
+check "the issuer saw exactly one deletion notification" \
+  saw 'r["notifications"] == ["credential_accepted", "credential_deleted"]'
 
 # -- an SD-JWT VC file without x5c: its issuer's keys from /.well-known/jwt-vc-issuer (import --issuer-metadata)
 "$py" - "$tmp/jv" <<'PY'

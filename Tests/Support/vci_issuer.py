@@ -43,6 +43,20 @@ Every offer is a session with its own Credential Issuer Identifier https://local
                        newline and a C1 CSI in the configuration id and the issuer's, credential's
                        and claims' display names; doctype: in the metadata's doctype too; error: in
                        the token endpoint's error and error_description), for the holder's output,
+                       scope=only|both (the configurations have a scope; only: a separate
+                       authorization server at ISSUER/as, named in authorization_servers, that lists
+                       no authorization_details_types_supported, wants scope and resource = the issuer
+                       identifier, and answers server_error to authorization_details, as servers in
+                       the field do; both: the issuer's own server lists openid_credential in
+                       authorization_details_types_supported), redirect_error=nostate (the
+                       authorization endpoint redirects with error server_error and no state),
+                       tx_code_error=description (a wrong tx_code is answered invalid_request with
+                       a `description` member, not error_description, as issuers in the field do),
+                       key_attestations=required (the configurations' jwt proof type lists
+                       key_attestations_required: the issuer takes no proof without a key attestation),
+                       deferred_key=first|other (with encrypt=1 and deferred=N: the deferred
+                       credentials go encrypted to the key of the first credential request, not
+                       the deferred request's; other: to a key nobody has),
                        -> {"session", "offer"}: what a QR code would carry.
   POST /s/ID/par       RFC 9126: checks the authorization request (response_type code, client_id,
                        a loopback http redirect_uri, state, PKCE S256 challenge, authorization_details
@@ -278,13 +292,19 @@ class Issuer:
             # doctype: also the metadata's doctype (not the credential's); error: the token
             # endpoint answers an error whose code and description carry escape sequences.
             "hostile_text": form.get("hostile_text"),
+            "scope": form.get("scope"), "redirect_error": form.get("redirect_error"),
+            "tx_code_error": form.get("tx_code_error"), "key_attestations": form.get("key_attestations"),
+            "deferred_key": form.get("deferred_key"), "first_spec": None,
             "result": {"metadata_accept": None, "violations": [], "token_requests": 0, "token_errors": [], "credential_requests": 0,
                        "nonce_requests": 0, "dpop_challenges": 0, "proofs": 0, "issued": 0, "notifications": [],
                        "metadata_fetches": 0, "as_metadata_fetches": 0, "offer_fetches": 0,
                        "tx_code_sent": None, "request_target": None, "par_requests": 0,
                        "authorization_requests": 0, "pkce_checked": False, "redirect_uri": None,
-                       "deferred_polls": 0, "encrypted_requests": 0, "encrypted_responses": 0},
+                       "deferred_polls": 0, "encrypted_requests": 0, "encrypted_responses": 0,
+                       "authorization_asked_by": None},
         }
+        # scope=only: a separate authorization server (ISSUER/as) on the same host.
+        session["as_id"] = issuer_id + "/as" if session["scope"] == "only" else issuer_id
         with self.lock:
             self.sessions[sid] = session
         if session["grant"] == "code":
@@ -407,6 +427,15 @@ class Issuer:
                 mdl["doctype"] = MDL + HOSTILE
             metadata["credential_configurations_supported"][s["config"]] = mdl
             metadata["display"][0]["name"] = "Utopia" + HOSTILE
+        if s["scope"]:
+            metadata["credential_configurations_supported"]["mdl"]["scope"] = MDL
+            metadata["credential_configurations_supported"]["pid"]["scope"] = "eu.europa.ec.eudi.pid.1"
+        if s["as_id"] != s["issuer"]:
+            metadata["authorization_servers"] = [s["as_id"]]
+        if s["key_attestations"] == "required":
+            for config in metadata["credential_configurations_supported"].values():
+                config["proof_types_supported"]["jwt"]["key_attestations_required"] = {
+                    "key_storage": ["iso_18045_moderate"]}
         if s["notify"]:
             metadata["notification_endpoint"] = f"{s['issuer']}/notification"
         if s["batch_size"] > 1:
@@ -464,7 +493,7 @@ class Issuer:
 
     def as_metadata(self, s):
         s["result"]["as_metadata_fetches"] += 1
-        metadata = {"issuer": s["issuer"], "token_endpoint": s["endpoint_urls"].get("token", f"{s['issuer']}/token"),
+        metadata = {"issuer": s["as_id"], "token_endpoint": s["endpoint_urls"].get("token", f"{s['issuer']}/token"),
                     "grant_types_supported": [PRE_AUTH], "pre-authorized_grant_anonymous_access_supported": True}
         if s["dpop"]:
             metadata["dpop_signing_alg_values_supported"] = ["ES256"]
@@ -475,6 +504,8 @@ class Issuer:
             if s["par"]:
                 metadata["pushed_authorization_request_endpoint"] = f"{s['issuer']}/par"
                 metadata["require_pushed_authorization_requests"] = True
+        if s["scope"] == "both":
+            metadata["authorization_details_types_supported"] = ["openid_credential"]
         return metadata
 
     # -- the authorization code flow
@@ -493,12 +524,27 @@ class Issuer:
             raise Violation("code_challenge_method is not S256")
         if len(form.get("code_challenge", "")) != 43:
             raise Violation("code_challenge is not a base64url SHA-256")
-        details = json.loads(form.get("authorization_details", "null"))
-        if details != [{"type": "openid_credential", "credential_configuration_id": s["config"]}]:
-            raise Violation(f"authorization_details is not one openid_credential entry for mdl: {details}")
+        if s["scope"] == "only":
+            self.check_scope_request(s, form)
+        else:
+            details = json.loads(form.get("authorization_details", "null"))
+            if details != [{"type": "openid_credential", "credential_configuration_id": s["config"]}]:
+                raise Violation(f"authorization_details is not one openid_credential entry for mdl: {details}")
+            if "scope" in form or "resource" in form:
+                raise Violation("scope or resource beside authorization_details the server supports")
+            s["result"]["authorization_asked_by"] = "authorization_details"
         if form.get("issuer_state") != s["issuer_state"]:
             raise Violation("issuer_state is not the offer's")
         return {k: form[k] for k in ("client_id", "redirect_uri", "state", "code_challenge")}
+
+    def check_scope_request(self, s, form):
+        """scope=only: the request names the configuration's scope and the issuer as resource."""
+        scope = MDL if s["config"] == "mdl" else "eu.europa.ec.eudi.pid.1"
+        if form.get("scope") != scope:
+            raise Violation(f"scope is not the configuration's {scope}")
+        if form.get("resource") != s["issuer"]:
+            raise Violation("resource is not the Credential Issuer Identifier (RFC 8707)")
+        s["result"]["authorization_asked_by"] = "scope+resource"
 
     def par(self, s, headers, form, url):
         s["result"]["par_requests"] += 1
@@ -510,6 +556,9 @@ class Issuer:
             challenge = self.check_dpop(s, headers, url)
             if challenge:
                 return challenge
+        if s["scope"] == "only" and "authorization_details" in form:  # what such servers answer
+            s["result"]["authorization_asked_by"] = "authorization_details"
+            return 400, {"error": "server_error", "error_description": "Internal server error"}, {}
         request = self.check_authorization_request(s, form)
         request_uri = "urn:ietf:params:oauth:request_uri:" + secrets.token_urlsafe(12)
         s["requests"][request_uri] = request
@@ -531,8 +580,12 @@ class Issuer:
         code = secrets.token_urlsafe(16)
         s["authz"] = dict(request, code=code)
         s["result"]["redirect_uri"] = request["redirect_uri"]
+        if s["redirect_error"] == "nostate":
+            s["authz"] = None
+            return request["redirect_uri"] + "?" + urllib.parse.urlencode(
+                {"error": "server_error", "error_description": "The request could not be processed" + HOSTILE})
         location = request["redirect_uri"] + "?" + urllib.parse.urlencode(
-            {"code": code, "state": request["state"], "iss": s["issuer"]})
+            {"code": code, "state": request["state"], "iss": s["as_id"]})
         return location
 
     # -- checks
@@ -639,6 +692,9 @@ class Issuer:
         if form.get("pre-authorized_code") != s["code"] or s["code_used"]:
             s["result"]["token_errors"].append("invalid_grant")
             return 400, {"error": "invalid_grant", "error_description": "unknown or used pre-authorized code"}, {}
+        if s["tx_code"] and form.get("tx_code") != s["tx_code"] and s["tx_code_error"] == "description":
+            s["result"]["token_errors"].append("invalid_request")
+            return 400, {"error": "invalid_request", "description": "invalid tx_code"}, {}
         if s["tx_code"] and form.get("tx_code") != s["tx_code"]:
             s["result"]["token_errors"].append("invalid_grant")
             return 400, {"error": "invalid_grant", "error_description": "the transaction code is wrong"}, {}
@@ -720,6 +776,7 @@ class Issuer:
         if s["deferred"]:
             s["transaction_id"] = secrets.token_urlsafe(12)
             s["deferred_keys"] = keys
+            s["first_spec"] = spec
             return self.encrypted(
                 s, spec, 202, {"transaction_id": s["transaction_id"], "interval": 1}, {"Cache-Control": "no-store"})
         return self.encrypted(s, spec, *self.issue(s, keys))
@@ -738,6 +795,11 @@ class Issuer:
             return self.encrypted(
                 s, spec, 202, {"transaction_id": s["transaction_id"], "interval": 1}, {"Cache-Control": "no-store"})
         s["transaction_id"] = None
+        if s["deferred_key"] == "first" and spec is not None:
+            spec = s["first_spec"]
+        elif s["deferred_key"] == "other" and spec is not None:
+            other = ECKey.generate_key("P-256", private=True).as_dict(private=False)
+            spec = {**spec, "jwk": {**other, "alg": "ECDH-ES", "use": "enc"}}
         return self.encrypted(s, spec, *self.issue(s, s["deferred_keys"]))
 
     def issue(self, s, keys):
@@ -812,8 +874,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self.trickle(json.dumps(self.issuer.issuer_metadata(s)).encode())
             return self.reply(200, self.issuer.issuer_metadata(s))
         if path.startswith(prefix_as):
-            s = self.session(path[len(prefix_as):])
-            if s and s["as_metadata"] == "oauth":
+            sid, _, tail = path[len(prefix_as):].partition("/")
+            s = self.session(sid)
+            if s and s["as_metadata"] == "oauth" and s["as_id"] == f"{s['issuer']}/{tail}".rstrip("/"):
                 return self.reply(200, self.issuer.as_metadata(s))
             return self.reply(404, {"error": "not found"})
         if path.startswith("/s/") and path.endswith("/.well-known/openid-configuration"):

@@ -162,17 +162,20 @@ struct ReceiveTests {
             id: "0011223344556677", issuer: "https://issuer.example", issuerName: "Example DMV", docType: Self.mDL,
             transactionID: "tx-secret", endpoint: "https://issuer.example/deferred", notificationEndpoint: nil,
             accessToken: "token-secret", tokenType: "DPoP", dpopKeyID: nil, keyIDs: received.map(\.key.id), interval: 5)
-        let id = try store.savePending(pending, keys: received.map(\.key), dpopKey: dpopKey)
+        let responseKey = try store.secureAreas.software.createKey(KeySettings())
+        let id = try store.savePending(
+            pending, keys: received.map(\.key), dpopKey: dpopKey, responseKey: responseKey)
         let listed = try #require(try store.pendingIssuances().first)
         #expect(listed.id == id)
         #expect(listed.keyIDs == received.map(\.key.id))
         #expect(listed.dpopKeyID == dpopKey.id)
+        #expect(listed.responseKeyID == responseKey.id)
         #expect(!listed.description.contains("secret"))
-        #expect(try store.keys().count == 3)
+        #expect(try store.keys().count == 4)
         let credential = try store.receive(
             received, docType: Self.mDL, from: source, trustAnchors: [pki.iaca], completingPending: id)
         #expect(try store.pendingIssuances().isEmpty)
-        // The proved keys now belong to the credential; the DPoP key is gone.
+        // The proved keys now belong to the credential; the DPoP and response keys are gone.
         #expect(try store.keys().map(\.key.id).sorted() == received.map(\.key.id).sorted())
         #expect(try store.keys().allSatisfy { $0.credentials == [credential] })
     }

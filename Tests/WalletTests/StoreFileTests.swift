@@ -53,7 +53,7 @@ struct StoreFileTests {
         _ = try dir.store()
         let db = try SQLiteDatabase(path: dir.file("wallet.sqlite"))
         #expect(try db.userVersion() == CredentialStore.schemaVersion)
-        #expect(CredentialStore.schemaVersion == 5)
+        #expect(CredentialStore.schemaVersion == 7)
     }
 
     /// The version-1 schema, frozen as release 1 wrote it.
@@ -98,7 +98,7 @@ struct StoreFileTests {
         #expect(
             Set(indexes) == [
                 "credentials_by_doc_type", "history_by_time", "credentials_by_key", "sd_jwt_credentials_by_vct",
-                "sd_jwt_credentials_by_key",
+                "sd_jwt_credentials_by_key", "sd_jwt_copies_by_key",
             ])
         // And it works as a current store.
         let ids = try store.import(
