@@ -4,6 +4,11 @@ StartProximity/Cancel sessions on hci0, the service's RSS (from /proc/PID/status
 every SAMPLE sessions. Prints the samples, then the least-squares slope of RSS over the
 sessions of the last half, in bytes per session, and exits 1 when it is above BOUND.
 
+When the slope is above BOUND, the same number of sessions runs again and only the second
+window's slope decides. A leak grows in every window; a one-off step (on a loaded machine,
+a new allocator arena or another thread of the cooperative pool: 570 kB once, around session
+3,200 of one CI run, 387 B/session over that half) does not come back. Both windows print.
+
   serve_soak.py PID SESSIONS BOUND_BYTES_PER_SESSION [SAMPLE]
 
 A StartProximity refused with Busy right after Cancel returned is a failure too (Cancel
@@ -34,11 +39,9 @@ def slope(points):
     return sxy / sxx
 
 
-def main():
-    pid, sessions, bound = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-    sample = int(sys.argv[4]) if len(sys.argv) > 4 else 50
-    bus = private_bus()
-    holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
+def window(holder, pid, sessions, sample, bound, label):
+    """Runs `sessions` sessions; returns (slope over the last half in bytes/session, ok) or
+    None when a StartProximity failed."""
     points = [(0, rss_kb(pid))]
     start = time.time()
     for i in range(1, sessions + 1):
@@ -47,18 +50,35 @@ def main():
         except dbus.DBusException as error:
             print(f"serve soak: session {i}: StartProximity failed: {error.get_dbus_name()}: "
                   f"{error.get_dbus_message()[:200]}", flush=True)
-            return 1
+            return None
         holder.Cancel(dbus.UInt64(session), timeout=30)
         if i % sample == 0:
             points.append((i, rss_kb(pid)))
         if i % 500 == 0:
-            print(f"serve soak: {i} sessions, RSS {points[-1][1]} kB, {time.time() - start:.1f} s", flush=True)
+            print(f"serve soak{label}: {i} sessions, RSS {points[-1][1]} kB, {time.time() - start:.1f} s", flush=True)
     half = [p for p in points if p[0] >= sessions / 2]
     per_session = slope(half) * 1024
-    print("serve soak: RSS kB at " + ", ".join(f"{x}:{y}" for x, y in points), flush=True)
-    print(f"serve soak: {sessions} sessions in {time.time() - start:.1f} s; RSS {points[0][1]} -> {points[-1][1]} kB; "
-          f"slope over the last half ({len(half)} samples): {per_session:.1f} bytes/session (bound {bound:.0f})",
-          flush=True)
+    print(f"serve soak{label}: RSS kB at " + ", ".join(f"{x}:{y}" for x, y in points), flush=True)
+    print(f"serve soak{label}: {sessions} sessions in {time.time() - start:.1f} s; RSS {points[0][1]} -> "
+          f"{points[-1][1]} kB; slope over the last half ({len(half)} samples): {per_session:.1f} bytes/session "
+          f"(bound {bound:.0f})", flush=True)
+    return per_session
+
+
+def main():
+    pid, sessions, bound = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    sample = int(sys.argv[4]) if len(sys.argv) > 4 else 50
+    bus = private_bus()
+    holder = dbus.Interface(bus.get_object(NAME, PATH), HOLDER)
+    per_session = window(holder, pid, sessions, sample, bound, "")
+    if per_session is None:
+        return 1
+    if per_session > bound:
+        print(f"serve soak: above the bound: {sessions} more sessions decide (a leak grows again, a step does not)",
+              flush=True)
+        per_session = window(holder, pid, sessions, sample, bound, " (second window)")
+        if per_session is None:
+            return 1
     return 0 if per_session <= bound else 1
 
 
