@@ -1,3 +1,4 @@
+import BLETestSupport
 import BLETransport
 import Testing
 
