@@ -59,7 +59,6 @@ LAYERS = [
         ("OAuthWeb", "what OAuth parties share on the web: form encoding, URLs, https issuer identifiers"),
         ("ConfigFile", "configuration files (kiosk policy, pre-registered verifiers) read as TOML"),
         ("Base64", "base64url (RFC 4648 section 5), as the mdoc: URI and JOSE write it"),
-        ("JSON", "JSON values with limits"),
     ]),
     ("data model", "the standards' structures, their encodings and checks; sans-I/O", [
         ("COSE", "COSE_Key, COSE_Sign1, COSE_Mac0, x5chain"),
