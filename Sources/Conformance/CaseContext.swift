@@ -9,14 +9,18 @@ import ProximityReader
 /// of its evidence.
 public struct CaseContext: Sendable {
     public let engagement: DeviceEngagement
+    /// The `mdoc:` URI as the holder showed it (trimmed); empty when the engagement came otherwise.
+    public let uri: String
     public let settings: ConformanceSettings
     public let reader: ProximityReader
     public let evidence: EvidenceLog
 
     public init(
-        engagement: DeviceEngagement, settings: ConformanceSettings, reader: ProximityReader, evidence: EvidenceLog
+        engagement: DeviceEngagement, uri: String = "", settings: ConformanceSettings, reader: ProximityReader,
+        evidence: EvidenceLog
     ) {
         self.engagement = engagement
+        self.uri = uri
         self.settings = settings
         self.reader = reader
         self.evidence = evidence

@@ -43,13 +43,15 @@ public struct ConformanceRunner: Sendable {
                 evidence: evidence.all, duration: ContinuousClock.now - start)
         }
         let engagement: DeviceEngagement
+        let uri: String
         do {
-            let uri = try await engagements(conformanceCase).trimmingCharacters(in: .whitespacesAndNewlines)
+            uri = try await engagements(conformanceCase).trimmingCharacters(in: .whitespacesAndNewlines)
             engagement = try DeviceEngagement(uri: uri)
         } catch {
             return result(.skip, "no engagement: \(error)")
         }
-        let context = CaseContext(engagement: engagement, settings: settings, reader: reader, evidence: evidence)
+        let context = CaseContext(
+            engagement: engagement, uri: uri, settings: settings, reader: reader, evidence: evidence)
         switch await Self.bounded(
             caseTimeout,
             { () async throws(CaseStop) -> String in

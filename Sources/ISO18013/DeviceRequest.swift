@@ -60,6 +60,10 @@ public struct DeviceRequest: Sendable, Hashable {
     /// chain and a signature to verify, so the count bounds the work one request causes
     /// (readers ask for one to three documents).
     public static let maximumDocRequests = 64
+    /// Whether `version` is the first edition's "1.0", which has no `deviceRequestInfo` and
+    /// no `readerAuthAll` (both ignored there).
+    public static func isFirstEdition(_ version: String) -> Bool { version == "1.0" }
+
     /// The most signatures in `readerAuthAll`.
     public static let maximumReaderAuthAll = 8
 
@@ -80,6 +84,13 @@ public struct DeviceRequest: Sendable, Hashable {
         var parsed: [DocRequest] = []
         for r in requests { parsed.append(try DocRequest(cbor: r)) }
         docRequests = parsed
+        // A "1.0" request has neither member: one that carries them anyway has them ignored
+        // (not read, not an error, no authentication from them), as multipaz does.
+        guard !Self.isFirstEdition(version) else {
+            deviceRequestInfo = nil
+            readerAuthAll = []
+            return
+        }
         deviceRequestInfo = try value["deviceRequestInfo"].map { (v) throws(ISO18013Error) in
             try Read.embedded(v, s, "deviceRequestInfo")
         }

@@ -171,9 +171,11 @@ public enum ReaderAuthentication {
     }
 
     /// readerAuthAll: trusted when any of its signatures is trusted; otherwise the first result.
+    /// A "1.0" request has no readerAuthAll: whatever it carries is ignored (`.absent`).
     public static func verifyAll(
         request: DeviceRequest, transcript: SessionTranscript, trustAnchors: [Certificate], at time: Date
     ) -> ReaderAuthenticationResult {
+        guard !DeviceRequest.isFirstEdition(request.version) else { return .absent }
         let payloads = [
             allBytes(transcript: transcript, request: request),
             allBytesWithoutInfo(transcript: transcript, request: request),

@@ -126,6 +126,11 @@ struct RequestCommand: AsyncParsableCommand {
     func makePlan() throws -> Plan {
         let text = uri.trimmingCharacters(in: .whitespacesAndNewlines)
         let engagement = try DeviceEngagement(uri: text)
+        if text.contains("=") {
+            Self.warn(
+                "warning: the mdoc: URI has base64url padding (\"=\"), which the QR content excludes; "
+                    + "strict readers refuse it (read anyway)")
+        }
         guard let options = engagement.bleOptions else {
             throw ReaderCLIError("the engagement offers no Bluetooth LE retrieval")
         }

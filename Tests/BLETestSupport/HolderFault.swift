@@ -15,6 +15,8 @@ public enum HolderFault: String, Sendable, CaseIterable {
     case releasesToUntrusted = "release-to-untrusted"
     /// The engagement shown has no BLE DeviceRetrievalMethod.
     case noBLEOption = "no-ble-option"
+    /// The engagement's `mdoc:` URI ends in base64url padding (`=`), which the QR content excludes.
+    case paddedURI = "padded-uri"
 
     /// The policy for readers that are not trusted: `.refuse` unless this fault releases.
     public static func untrustedReaders(_ fault: HolderFault?) -> UntrustedReaderPolicy {
@@ -23,6 +25,10 @@ public enum HolderFault: String, Sendable, CaseIterable {
 
     /// The engagement URI the holder shows for `engagement`.
     public static func shownURI(_ engagement: DeviceEngagement, _ fault: HolderFault?) -> String {
+        if fault == .paddedURI {
+            // Standard base64 padding: the text after "mdoc:" grows to a multiple of 4.
+            return engagement.uri + String(repeating: "=", count: (3 - engagement.bytes.count % 3) % 3)
+        }
         guard fault == .noBLEOption, let key = try? engagement.eDeviceKey.publicKey() else { return engagement.uri }
         return DeviceEngagement(eDeviceKey: key, retrievalMethods: []).uri
     }

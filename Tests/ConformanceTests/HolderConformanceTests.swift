@@ -53,6 +53,7 @@ struct HolderConformanceTests {
             "mDL_SM_mdocRAuth_UF_04",
         ],
         .noBLEOption: ["BLE_DE_01"],
+        .paddedURI: ["mDL_MS_DE_Gen_01"],
     ]
 
     @Test(arguments: HolderFault.allCases)
@@ -62,6 +63,14 @@ struct HolderConformanceTests {
         for result in results where result.verdict == .fail {
             #expect(!result.evidence.isEmpty, "\(result.id) failed without evidence")
         }
+    }
+
+    @Test func aPaddedURIFailsTheEngagementCaseSaysWhy() async throws {
+        let results = try await Self.run(.peripheral, fault: .paddedURI)
+        let engagement = try #require(results.first { $0.id == "mDL_MS_DE_Gen_01" })
+        #expect(engagement.verdict == .fail)
+        #expect(engagement.reason.contains("base64url padding"))
+        #expect(engagement.evidence.contains { $0.what.hasPrefix("mdoc: URI with") })
     }
 
     @Test func withoutTheBLEOptionEveryCaseThatConnectsSkips() async throws {

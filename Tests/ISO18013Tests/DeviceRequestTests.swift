@@ -108,6 +108,36 @@ struct DeviceRequestTests {
         #expect(r.status == .invalid)
     }
 
+    @Test func a10RequestIgnoresReaderAuthAllAndDeviceRequestInfo() throws {
+        let doc: CBOR = ["itemsRequest": .embedded(EmbeddedCBOR(["docType": "d", "nameSpaces": ["n": ["e": false]]]))]
+        // Not even read in "1.0": malformed members are no error there, and are one in "1.1".
+        func request(_ version: CBOR) -> CBOR {
+            [
+                "version": version, "docRequests": [doc],
+                "deviceRequestInfo": .embedded(EmbeddedCBOR(["useCases": []])), "readerAuthAll": 5,
+            ]
+        }
+        let parsed = try DeviceRequest(bytes: request("1.0").encoded())
+        #expect(parsed.readerAuthAll.isEmpty)
+        #expect(parsed.deviceRequestInfo == nil)
+        #expect(throws: ISO18013Error.self) { try DeviceRequest(bytes: request("1.1").encoded()) }
+        // A "1.0" request built with a readerAuthAll: verifying it gives .absent, never a result.
+        let key = try PrivateKey.generate(.p256)
+        let t = SessionTranscript(handover: ["test"])
+        let unsigned = DeviceRequest(docRequests: parsed.docRequests)
+        let sig = try COSESign1.sign(
+            payload: ReaderAuthentication.allBytes(transcript: t, request: unsigned), detached: true, key: key,
+            algorithm: .es256, unprotected: .x5chain([Vectors.annexD("Reader_certificate")]))
+        let signed = DeviceRequest(docRequests: parsed.docRequests, readerAuthAll: [sig])
+        let r = ReaderAuthentication.verifyAll(
+            request: signed, transcript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
+        #expect(r.status == .absent)
+        let asV11 = DeviceRequest(docRequests: parsed.docRequests, version: "1.1", readerAuthAll: [sig])
+        let r11 = ReaderAuthentication.verifyAll(
+            request: asV11, transcript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
+        #expect(r11.status == .invalid)
+    }
+
     @Test func refusesMalformedRequests() {
         let cases: [CBOR] = [
             ["version": "1.0"], ["version": "1.0", "docRequests": []],

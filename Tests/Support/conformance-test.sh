@@ -180,5 +180,6 @@ fault_run release-to-untrusted "mDL_SM_mdocRAuth_* BLE_Session_01" \
   "mDL_SM_mdocRAuth_UF_01 mDL_SM_mdocRAuth_UF_02 mDL_SM_mdocRAuth_UF_03 mDL_SM_mdocRAuth_UF_04"
 fault_run no-ble-option "mDL_MS_DE_Gen_01 BLE_DE_01 BLE_Session_01 mDL_SM_SEnc_SEst_UF_03" "BLE_DE_01" \
   "BLE_Session_01 mDL_SM_SEnc_SEst_UF_03"
+fault_run padded-uri "mDL_MS_DE_Gen_01 BLE_DE_01 BLE_Session_01" "mDL_MS_DE_Gen_01"
 
 tier_summary

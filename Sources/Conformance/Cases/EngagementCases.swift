@@ -11,12 +11,21 @@ enum EngagementCases {
         id: "mDL_MS_DE_Gen_01",
         title: "DeviceEngagement from the QR code: version, Security, EDeviceKey",
         expectation:
-            "version \"1.x\", Security = [1, EDeviceKeyBytes] with a COSE_Key on a cipher suite 1 curve whose "
+            "an mdoc: URI without base64url padding; version \"1.x\", Security = [1, EDeviceKeyBytes] with a COSE_Key on a cipher suite 1 curve whose "
             + "point is valid (DeviceRetrievalMethods are optional here; BLE_DE_01 checks BLE)",
-        reference: "ISO/IEC 18013-5 8.2.1.1 (DeviceEngagement), 9.1.5.2 (cipher suite 1 curves)"
+        reference: "ISO/IEC 18013-5 8.2.1.1 (DeviceEngagement), the QR code content, 9.1.5.2 (cipher suite 1 curves)"
     ) { context throws(CaseStop) in
         let engagement = context.engagement
         context.evidence.note("DeviceEngagementBytes", bytes: engagement.bytes)
+        if context.uri.contains("=") {
+            let padding = context.uri.count { $0 == "=" }
+            context.evidence.note(
+                "mdoc: URI with \(padding) \"=\" (its last 16 bytes, as text)",
+                bytes: Array(context.uri.utf8.suffix(16)))
+            throw .fail(
+                "the mdoc: URI has base64url padding (\"=\"); the QR content is \"mdoc:\" + base64url without "
+                    + "padding (18013-5, device engagement by QR code), and strict readers refuse a padded one")
+        }
         guard engagement.version.hasPrefix("1.") else {
             throw .fail("version is \"\(engagement.version)\", not 1.x")
         }
