@@ -48,6 +48,8 @@ private final class StreamingBuilder {
     /// Offset of the head being decoded, and of the byte after it.
     private var offset = 0
     private var next = 0
+    /// Offset just past the last byte string delivered (where a tag-24 item around it ends).
+    private var stringEnd = 0
 
     init(buffer: UnsafeBufferPointer<UInt8>, limits: CBORDecodingLimits, baseDepth: Int) {
         self.buffer = buffer
@@ -208,7 +210,14 @@ private final class StreamingBuilder {
             let decoded = try inner.withUnsafeBufferPointer { (b) throws(CBORError) -> CBOR in
                 try CBOR.decode(b, limits: innerLimits, depth: depth)
             }
-            return .embedded(EmbeddedCBOR(uncheckedBytes: inner, value: decoded))
+            // The whole item as received, from its tag head to the end of its byte string,
+            // copied out of the input while it is still alive.
+            guard start < stringEnd, stringEnd <= buffer.count else {
+                fail(.malformed(offset: start, reason: "tag 24 item ends before it starts"))
+                return nil
+            }
+            let encoding = Array(buffer[start..<stringEnd])
+            return .embedded(EmbeddedCBOR(uncheckedBytes: inner, value: decoded, encoding: encoding))
         } catch {
             switch error {
             case .depthLimitExceeded, .itemLimitExceeded, .sizeLimitExceeded: fail(error)
@@ -283,6 +292,7 @@ private final class StreamingBuilder {
             return fail(.malformed(offset: offset, reason: "indefinite map ends after a key without a value"))
         }
         let frame = stack.removeLast()
+        stringEnd = offset + 1
         if let value = finish(frame) { deliver(value) }
     }
 
@@ -300,6 +310,7 @@ private final class StreamingBuilder {
             guard s.utf8.elementsEqual(buffer) else { return fail(.invalidUTF8(offset: offset)) }
             emit(.text(s))
         } else {
+            stringEnd = offset + headLength(self.buffer[offset]) + length
             emit(.bytes(Array(buffer)))
         }
     }

@@ -3,7 +3,7 @@ import CLibCBOR
 extension CBOR {
     /// Encodes with preferred serialization: shortest argument lengths, definite lengths,
     /// floats in the shortest form that keeps the value, maps in their stored order. Tag-24
-    /// items are written with their original bytes.
+    /// items are written exactly as they were received (headers included).
     public func encoded() -> [UInt8] {
         var encoder = CBOREncoder()
         // Sized first: a 60 kB portrait is then copied once, not again at every doubling.
@@ -14,15 +14,7 @@ extension CBOR {
 
     /// The length of ``encoded()``, computed without encoding.
     var encodedCount: Int {
-        func head(_ argument: UInt64) -> Int {
-            switch argument {
-            case ..<24: return 1
-            case ..<0x100: return 2
-            case ..<0x1_0000: return 3
-            case ..<0x1_0000_0000: return 5
-            default: return 9
-            }
-        }
+        let head = CBOR.headCount
         switch self {
         case .unsigned(let u): return head(u)
         case .negative(let n): return head(n)
@@ -32,7 +24,7 @@ extension CBOR {
         case .map(let entries):
             return entries.reduce(head(UInt64(entries.count))) { $0 + $1.key.encodedCount + $1.value.encodedCount }
         case .tagged(let tag, let inner): return head(tag) + inner.encodedCount
-        case .embedded(let e): return 2 + head(UInt64(e.bytes.count)) + e.bytes.count
+        case .embedded(let e): return e.taggedCount
         case .simple(let v): return v < 24 ? 1 : 2
         case .bool, .null, .undefined: return 1
         case .float(let d):
@@ -90,9 +82,7 @@ struct CBOREncoder {
             head(tag) { cbor_encode_tag($0, $1, $2) }
             encode(inner)
         case .embedded(let e):
-            head(24) { cbor_encode_tag($0, $1, $2) }
-            head(UInt64(e.bytes.count)) { cbor_encode_bytestring_start(Int($0), $1, $2) }
-            output.append(contentsOf: e.bytes)
+            e.encode(into: &self)
         case .simple(let v):
             if v < 24 {
                 output.append(0xE0 | v)
@@ -130,6 +120,17 @@ struct CBOREncoder {
 }
 
 extension CBOR {
+    /// Length of a head with this argument in preferred serialization.
+    static func headCount(_ argument: UInt64) -> Int {
+        switch argument {
+        case ..<24: return 1
+        case ..<0x100: return 2
+        case ..<0x1_0000: return 3
+        case ..<0x1_0000_0000: return 5
+        default: return 9
+        }
+    }
+
     /// An array whose members are already encoded: their bytes are spliced in unchanged.
     /// Used where the standard signs a structure that embeds bytes as they travelled (the
     /// SessionTranscript inside ReaderAuthentication and DeviceAuthentication).
@@ -151,4 +152,12 @@ extension CBOREncoder {
     mutating func arrayHead(_ count: Int) {
         encodeHead(UInt64(count)) { cbor_encode_array_start(Int($0), $1, $2) }
     }
+
+    /// `d8 18` and the preferred header of a byte string of `count` bytes.
+    mutating func encodeEmbeddedHeader(_ count: Int) {
+        encodeHead(24) { cbor_encode_tag($0, $1, $2) }
+        encodeHead(UInt64(count)) { cbor_encode_bytestring_start(Int($0), $1, $2) }
+    }
+
+    mutating func append(_ bytes: [UInt8]) { output.append(contentsOf: bytes) }
 }
