@@ -4,7 +4,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PREFIX ?= /usr/local
 
-.PHONY: deps test-deps build test check-layers architecture-table demo bench bench-ble bench-ble-bluezoo fuzz fixtures format lint clean install install-completions-and-manuals uninstall version-check set-version deb
+.PHONY: deps test-deps build test check-layers architecture-table demo bench bench-ble bench-idle bench-ble-bluezoo fuzz fixtures format lint clean install install-completions-and-manuals uninstall version-check set-version deb
 
 # The project's version: VERSION is the one source of truth. The binaries print it with
 # --version from Sources/ProjectVersion/Version.swift, which `version-check` (run by build, test
@@ -38,6 +38,7 @@ test: test-deps version-check
 	Tests/Support/cli-test.sh .build/debug
 	Tests/Support/sd-jwt-test.sh .build/debug
 	Tests/Support/vci-test.sh .build/debug
+	Tests/Support/status-test.sh .build/debug
 	Tests/Support/fuzz-replay.sh .build/debug
 	Tests/Support/ble-bluezoo-test.sh .build/debug
 	Tests/Support/hostile-text-test.sh .build/debug
@@ -73,12 +74,20 @@ bench: deps
 # BLE through a real bluetoothd in the BlueZ VM (one boot): fd and PropertiesChanged paths beside
 # the Python reference server, wire overhead, the holder's own times over GATT and L2CAP, process
 # start to QR; then, bluetoothd stopped, the link's limits (raw ATT notifications, a raw L2CAP CoC
-# socket pair) and the holder's times as ratios to them. Debug builds, as the VM tier.
+# socket pair) and the holder's times as ratios to them (and to the raw transfer plus the holder's
+# CPU in the same boot). Release builds, what a kiosk runs; BENCH_BUILD=debug for debug builds.
+BENCH_BUILD ?= release
 bench-ble: test-deps
-	$(SWIFT) build --product mdoc-holder
-	$(SWIFT) build --product mdoc-issuer
-	$(SWIFT) build --product mdoc-ble-benchmarks
-	Tests/Support/ble-vm-bench.sh .build/debug
+	$(SWIFT) build -c $(BENCH_BUILD) --product mdoc-holder
+	$(SWIFT) build -c $(BENCH_BUILD) --product mdoc-issuer
+	$(SWIFT) build -c $(BENCH_BUILD) --product mdoc-ble-benchmarks
+	Tests/Support/ble-vm-bench.sh .build/$(BENCH_BUILD)
+
+# The idle service's RSS and what it is made of (plain and armed kiosk), and process start to the
+# QR code on a terminal, release builds on a private bus with BlueZoo.
+bench-idle: test-deps
+	$(SWIFT) build -c release --product mdoc-holder
+	Tests/Support/idle-bench.sh .build/release
 
 # The holder's latencies on BlueZoo (no radio, no kernel: D-Bus and our processes), release builds.
 bench-ble-bluezoo: test-deps

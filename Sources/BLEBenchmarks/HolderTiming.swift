@@ -125,8 +125,28 @@ struct HolderRun {
     var transfer: Double
     /// Request sent to the whole response received.
     var requestToResponse: Double
+    /// Request sent to the first response byte (the request's writes, the holder's work, the
+    /// first notification).
+    var requestToFirstByte: Double
+    /// The holder process's CPU from the connection to the response received (it is idle
+    /// otherwise): its work for the transaction, measured in the same machine.
+    var holderCPU: Double?
     var responseBytes: Int
     var valid: Bool
+}
+
+/// CPU time of every thread of process `pid` so far, seconds (`/proc/PID/task/*/schedstat`,
+/// nanoseconds on the CPU), or nil when it cannot be read.
+func processCPUSeconds(_ pid: Int32) -> Double? {
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+    var total: UInt64 = 0
+    for task in tasks {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
+            let ns = text.split(separator: " ").first.flatMap({ UInt64($0) })
+        else { continue }
+        total += ns
+    }
+    return Double(total) / 1e9
 }
 
 /// Starts `mdoc-holder present --once` on `options.server`; returns it and its URI.
@@ -189,6 +209,18 @@ func holderSession(_ setup: HolderSetup, _ options: Options, l2cap: Bool) async 
         log: { clock.log($0) })
     reader.l2cap = l2cap
     let connection = try await reader.connect(mode, engagement: engagement)
+    let cpuBefore = processCPUSeconds(process.processIdentifier)
+    // Sampled every 2 ms, the highest kept: a `--once` holder may exit as soon as its last byte
+    // is out, and once its threads are gone the sum over them goes down.
+    let lastCPU = Mutex<Double?>(nil)
+    let sampler = Task {
+        while !Task.isCancelled {
+            if let now = processCPUSeconds(process.processIdentifier) {
+                lastCPU.withLock { $0 = max($0 ?? 0, now) }
+            }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+    }
     guard connection.overL2CAP == l2cap else {
         await connection.close(sending: nil)
         throw BenchmarkError(l2cap ? "the session did not go over L2CAP" : "the session went over L2CAP")
@@ -196,14 +228,19 @@ func holderSession(_ setup: HolderSetup, _ options: Options, l2cap: Bool) async 
     let outcome = try await connection.exchange(
         establishment, with: &session, timeout: timeout, log: { clock.log($0) })
     guard case .response(let verified, _) = outcome else { throw BenchmarkError("no response: \(outcome)") }
+    sampler.cancel()
+    let final = processCPUSeconds(process.processIdentifier)
+    let cpuAfter = lastCPU.withLock { last in last.map { max($0, final ?? 0) } ?? final }
     // The holder (--once) exits once the session is over.
     for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
     guard let toFirst = clock.seconds(.connected, .firstResponseByte),
         let transfer = clock.seconds(.firstResponseByte, .responseReceived),
-        let total = clock.seconds(.requestSent, .responseReceived)
+        let total = clock.seconds(.requestSent, .responseReceived),
+        let requestToFirst = clock.seconds(.requestSent, .firstResponseByte)
     else { throw BenchmarkError("a step was not seen") }
     return HolderRun(
         connectedToFirstByte: toFirst, transfer: transfer, requestToResponse: total,
+        requestToFirstByte: requestToFirst, holderCPU: cpuBefore.flatMap { b in cpuAfter.map { $0 - b } },
         responseBytes: clock.responseBytes, valid: verified.isValid)
 }
 
@@ -216,6 +253,11 @@ struct HolderTimes: Codable {
     var l2capTransferPerByte: Double?
     var l2capTotalPerByte: Double?
     var l2capResponseBytes: Int?
+    /// The holder's CPU per transaction (median seconds), in the same boot.
+    var gattHolderCPU: Double?
+    var l2capHolderCPU: Double?
+    /// The bare AcquireNotify push of the same bytes through bluetoothd (median seconds).
+    var acquireNotifyPushSeconds: Double?
 }
 
 /// `runs` sessions over GATT and over L2CAP; prints each and the medians.
@@ -236,7 +278,9 @@ func measureHolder(_ setup: HolderSetup, _ options: Options) async -> (HolderTim
                     "  \(name) run \(run): response \(r.responseBytes) B\(r.valid ? "" : " (NOT VALID)"); connected -> "
                         + "first response byte \(f(r.connectedToFirstByte, 3)) s; first -> last byte "
                         + "\(f(r.transfer, 3)) s (\(f(Double(r.responseBytes) / r.transfer / 1024, 1)) KiB/s); "
-                        + "request sent -> response \(f(r.requestToResponse, 3)) s")
+                        + "request sent -> response \(f(r.requestToResponse, 3)) s (request sent -> first "
+                        + "response byte \(f(r.requestToFirstByte, 3)) s, holder CPU \(r.holderCPU.map { f($0, 4) } ?? "?") s)"
+                )
                 if !r.valid { failed = true }
             } catch {
                 print("  \(name) run \(run): FAILED: \(error)")
@@ -252,10 +296,19 @@ func measureHolder(_ setup: HolderSetup, _ options: Options) async -> (HolderTim
             "  \(name): median connected -> first response byte \(f(median(runs.map(\.connectedToFirstByte)), 3)) s; "
                 + "per 100 000 B: transfer \(f(transfer * 100_000, 3)) s, request -> response "
                 + "\(f(total * 100_000, 3)) s")
+        let cpus = runs.compactMap(\.holderCPU)
+        let cpu = cpus.isEmpty ? nil : median(cpus)
+        print(
+            "  \(name): median steps: request sent -> first response byte "
+                + "\(f(median(runs.map(\.requestToFirstByte)), 3)) s (the request's writes, the holder's work, the "
+                + "first notification), of which holder CPU \(cpu.map { f($0, 4) } ?? "?") s; first -> last byte "
+                + "\(f(median(runs.map(\.transfer)), 3)) s (the notifications or SDUs)")
         if l2cap {
             (times.l2capTransferPerByte, times.l2capTotalPerByte, times.l2capResponseBytes) = (transfer, total, bytes)
+            times.l2capHolderCPU = cpu
         } else {
             (times.gattTransferPerByte, times.gattTotalPerByte, times.gattResponseBytes) = (transfer, total, bytes)
+            times.gattHolderCPU = cpu
         }
     }
     return (times, failed)
@@ -278,4 +331,19 @@ func printRatios(_ times: HolderTimes, _ limits: LinkLimits, bytes: Int) {
     line("GATT", times.gattTotalPerByte, limits.attSeconds, target: 1.5, "request sent -> response / raw ATT")
     line("L2CAP", times.l2capTransferPerByte, limits.l2capSeconds, target: 1.2, "first -> last byte / raw CoC")
     line("L2CAP", times.l2capTotalPerByte, limits.l2capSeconds, target: 1.2, "request sent -> response / raw CoC")
+    // Issue 29: request sent -> last response byte against the raw transfer of the same bytes
+    // plus the holder's CPU for the transaction, both from this boot.
+    func withWork(_ name: String, _ perByte: Double?, _ limit: Double?, _ cpu: Double?, _ raw: String) {
+        guard let perByte, let limit, let cpu else {
+            print("  \(name) request sent -> last response byte / (\(raw) + holder CPU): not measured")
+            return
+        }
+        let ratio = perByte * Double(bytes) / (limit + cpu)
+        print(
+            "  \(name) request sent -> last response byte / (\(raw) + holder CPU): \(f(perByte * Double(bytes), 3)) s vs "
+                + "\(f(limit, 3)) + \(f(cpu, 4)) s = \(f(ratio, 2))x (\(ratio <= 1.5 ? "within" : "NOT within") 1.5x)")
+    }
+    withWork("GATT", times.gattTotalPerByte, times.acquireNotifyPushSeconds, times.gattHolderCPU, "AcquireNotify push")
+    withWork("GATT", times.gattTotalPerByte, limits.attSeconds, times.gattHolderCPU, "raw ATT")
+    withWork("L2CAP", times.l2capTotalPerByte, limits.l2capSeconds, times.l2capHolderCPU, "raw CoC")
 }

@@ -279,6 +279,8 @@ do {
     exit(2)
 }
 var failed = false
+/// The median of the AcquireNotify fd pushes (the bare push through the same bluetoothd).
+var acquireNotifyPush: Double?
 if options.linkLimits {
     let (limits, linkFailed) = await measureLinkLimits(options)
     if let path = options.results {
@@ -312,6 +314,7 @@ if options.only.contains("push") {
             }
         }
         if !times.isEmpty {
+            if path == .acquiredSocket { acquireNotifyPush = median(times) }
             print(
                 "  \(name): median \(f(median(times), 3)) s (\(f(Double(options.bytes) / median(times) / 1024, 1)) KiB/s)"
             )
@@ -331,7 +334,8 @@ if options.only.contains("overhead") {
 }
 
 if options.only.contains("holder"), let setup = HolderSetup(options) {
-    let (times, holderFailed) = await measureHolder(setup, options)
+    var (times, holderFailed) = await measureHolder(setup, options)
+    times.acquireNotifyPushSeconds = acquireNotifyPush
     failed = failed || holderFailed
     if let path = options.results {
         do {

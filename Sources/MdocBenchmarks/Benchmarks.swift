@@ -19,7 +19,9 @@ struct Benchmarks {
         }
         if arguments.contains("--secure-areas") {
             // Only the secure-area latencies (`mdoc-benchmarks --secure-areas [--tpm-tcti TCTI]`).
-            return try SecureAreaBenchmark.run(iterations: 200 / scale, tcti: tcti)
+            let areas = BenchmarkAreas(tcti: tcti)
+            defer { areas.stop() }
+            return try SecureAreaBenchmark.run(iterations: 200 / scale, areas: areas)
         }
         print("mdoc-benchmarks (\(fast ? "quick" : "full") run; CPU time of one thread; release build recommended)")
         // `--only holder|reader|online` runs one part (for a profiler).
@@ -27,6 +29,16 @@ struct Benchmarks {
             arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
         }
         let openssl = try OpenSSLFloor()
+        // Made once: a PKCS#11 module reads its configuration (softhsm2's token directory) once
+        // per process.
+        var made: BenchmarkAreas?
+        func areas() -> BenchmarkAreas {
+            if let made { return made }
+            let areas = BenchmarkAreas(tcti: tcti)
+            made = areas
+            return areas
+        }
+        defer { made?.stop() }
         if only == nil {
             print()
             try cbor(iterations: 5000 / scale)
@@ -35,7 +47,7 @@ struct Benchmarks {
             print()
             let floor = try cryptoFloor(iterations: 500 / scale, openssl: openssl)
             print()
-            try HolderTransactionBenchmark.run(iterations: 200 / scale, floor: floor)
+            try HolderTransactionBenchmark.run(iterations: 200 / scale, floor: floor, areas: areas())
         }
         if only == nil || only == "reader" {
             print()
@@ -47,7 +59,7 @@ struct Benchmarks {
         }
         if only == nil || only == "secure-areas" {
             print()
-            try SecureAreaBenchmark.run(iterations: 200 / scale, tcti: tcti)
+            try SecureAreaBenchmark.run(iterations: 200 / scale, areas: areas())
         }
     }
 

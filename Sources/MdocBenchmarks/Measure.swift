@@ -15,6 +15,8 @@ struct Measurement {
     let iterations: Int
     let medianMicroseconds: Double
     let meanMicroseconds: Double
+    /// Wall-clock median (for work done outside this thread: a TPM, a token).
+    let wallMedianMicroseconds: Double
 
     static func run(_ name: String, iterations: Int, warmup: Int = 10, _ body: () throws -> Void) rethrows
         -> Measurement
@@ -28,18 +30,23 @@ struct Measurement {
     ) rethrows -> Measurement {
         for _ in 0..<warmup { try body(setup()) }
         var samples: [UInt64] = []
+        var wall: [UInt64] = []
         samples.reserveCapacity(iterations)
+        wall.reserveCapacity(iterations)
         for _ in 0..<iterations {
             let input = try setup()
             let start = threadCPUNanoseconds()
+            let wallStart = DispatchTime.now().uptimeNanoseconds
             try body(input)
             samples.append(threadCPUNanoseconds() - start)
+            wall.append(DispatchTime.now().uptimeNanoseconds - wallStart)
         }
         samples.sort()
+        wall.sort()
         let mean = Double(samples.reduce(0, +)) / Double(iterations) / 1000
         return Measurement(
             name: name, iterations: iterations, medianMicroseconds: Double(samples[samples.count / 2]) / 1000,
-            meanMicroseconds: mean)
+            meanMicroseconds: mean, wallMedianMicroseconds: Double(wall[wall.count / 2]) / 1000)
     }
 
     func line(extra: String = "") -> String {

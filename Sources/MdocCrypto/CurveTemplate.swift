@@ -16,6 +16,15 @@ final class CurveTemplate: @unchecked Sendable {
     /// The DER SubjectPublicKeyInfo without its last ``publicKeySize`` bytes.
     let subjectPublicKeyInfoPrefix: [UInt8]
 
+    /// The AlgorithmIdentifier of the prefix (the same bytes start a PKCS#8 PrivateKeyInfo's
+    /// key algorithm).
+    var algorithmIdentifier: ArraySlice<UInt8> {
+        let prefix = subjectPublicKeyInfoPrefix
+        let header = prefix.count > 1 && prefix[1] & 0x80 != 0 ? 2 + Int(prefix[1] & 0x7F) : 2
+        var cursor = DERCursor(prefix, min(header, prefix.count)..<prefix.count)
+        return cursor.next(tag: 0x30).map { prefix[$0.whole] } ?? []
+    }
+
     /// EC2: the uncompressed point (`04 || x || y`); OKP: the raw key.
     var publicKeySize: Int { curve.isOKP ? curve.coordinateSize : 1 + 2 * curve.coordinateSize }
 

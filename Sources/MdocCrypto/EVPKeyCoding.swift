@@ -4,9 +4,14 @@ internal import COpenSSL
 enum EVPKeyCoding {
     /// A key built by `EVP_PKEY_fromdata` from parameters added by `build`. Octet buffers that
     /// `build` borrows must stay alive until this returns. `nil` (with the error queue cleared)
-    /// if OpenSSL rejects the parameters.
-    static func fromData(keyType: String, selection: Int32, build: (OSSLParamList) -> Void) -> OpaquePointer? {
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, keyType, nil) else {
+    /// if OpenSSL rejects the parameters. With `template` (a key of the same type), its key
+    /// manager is used instead of one fetched by name.
+    static func fromData(
+        keyType: String, selection: Int32, template: OpaquePointer? = nil, build: (OSSLParamList) -> Void
+    ) -> OpaquePointer? {
+        let made =
+            template.map { EVP_PKEY_CTX_new_from_pkey(nil, $0, nil) } ?? EVP_PKEY_CTX_new_from_name(nil, keyType, nil)
+        guard let context = made else {
             clearOpenSSLErrors()
             return nil
         }

@@ -19,7 +19,8 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible {
     /// Takes ownership of `pkey`, which is freed even if this throws. With `checkPair`, the
     /// public part must match the private part (for keys read from outside).
     init(
-        adopting pkey: OpaquePointer, checkPair: Bool, provider: OpenSSLProvider? = nil, curve known: Curve? = nil
+        adopting pkey: OpaquePointer, checkPair: Bool, provider: OpenSSLProvider? = nil, curve known: Curve? = nil,
+        publicKey knownPublicKey: PublicKey? = nil
     ) throws(CryptoError) {
         do throws(CryptoError) {
             let curve: Curve
@@ -27,7 +28,11 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible {
             if checkPair, !EVPKeyCoding.keyPairIsConsistent(pkey) {
                 throw CryptoError.invalidKey("the \(curve.rawValue) public key does not match the private key")
             }
-            self.publicKey = try PublicKey(copying: pkey, curve: curve)
+            if let knownPublicKey {
+                self.publicKey = knownPublicKey
+            } else {
+                self.publicKey = try PublicKey(copying: pkey, curve: curve)
+            }
             self.curve = curve
             self.pkey = pkey
             self.provider = provider

@@ -22,6 +22,7 @@ public struct KeyEncryptionKey: Sendable, CustomStringConvertible {
         }
         self.secret = secret
         self.location = location
+        self.derived = KEKDerivations(secret)
     }
 
     /// A fresh random KEK kept in memory only (tests).
@@ -30,9 +31,14 @@ public struct KeyEncryptionKey: Sendable, CustomStringConvertible {
         try! KeyEncryptionKey(secret: SecretBytes(SecureRandom.bytes(32)), location: "(in memory)")
     }
 
+    private let derived: KEKDerivations
+
     /// 8 bytes that name this KEK in every blob it wraps (an HMAC, revealing nothing of it), so a
-    /// blob under another KEK is told apart from a wrong passphrase.
-    var fingerprint: [UInt8] { Array(HMAC.sha256(key: secret, data: Array("mdoc-holder kek id".utf8)).prefix(8)) }
+    /// blob under another KEK is told apart from a wrong passphrase. Computed once, on first use.
+    var fingerprint: [UInt8] { derived.values.fingerprint }
+    /// The AEAD key of the keys wrapped without a passphrase (``SoftwareKeyBlob``), derived once
+    /// on first use: it is as secret as the KEK and lives as long.
+    var wrappingKey: SecretBytes { derived.values.wrappingKey }
 
     public var description: String { "KeyEncryptionKey(\(location))" }
 

@@ -11,7 +11,14 @@ import MdocCrypto
 /// ID, so a blob moved to another key row does not open.
 struct SoftwareKeyBlob {
     static let version: UInt8 = 1
-    private static let info = Array("mdoc-holder software key v1".utf8)
+    static let info = Array("mdoc-holder software key v1".utf8)
+
+    /// The AEAD key: HKDF-SHA256(KEK, salt = the passphrase's scrypt output or empty, info).
+    private static func wrappingKey(_ kek: KeyEncryptionKey, passphraseKey: [UInt8]) throws(CryptoError) -> SecretBytes
+    {
+        if passphraseKey.isEmpty { return kek.wrappingKey }
+        return try HKDF.sha256(ikm: kek.secret, salt: passphraseKey, info: info, length: 32)
+    }
 
     /// Wraps `der` (PKCS#8) for the key `keyID`.
     static func seal(
@@ -25,7 +32,7 @@ struct SoftwareKeyBlob {
                 header += [cost.logN] + salt
                 passphraseKey = try Scrypt.derive(passphrase: passphrase, salt: salt, cost: cost).bytes
             }
-            let key = try HKDF.sha256(ikm: kek.secret, salt: passphraseKey, info: info, length: 32)
+            let key = try wrappingKey(kek, passphraseKey: passphraseKey)
             let iv = SecureRandom.bytes(AESGCM.ivSize)
             let sealed = try AESGCM.seal(der, key: key, iv: iv, aad: header + Array(keyID.utf8))
             return header + iv + sealed
@@ -63,7 +70,7 @@ struct SoftwareKeyBlob {
         let iv = Array(blob[offset..<(offset + AESGCM.ivSize)])
         let sealed = Array(blob[(offset + AESGCM.ivSize)...])
         do {
-            let key = try HKDF.sha256(ikm: kek.secret, salt: passphraseKey, info: info, length: 32)
+            let key = try wrappingKey(kek, passphraseKey: passphraseKey)
             return try AESGCM.open(sealed, key: key, iv: iv, aad: header + Array(keyID.utf8))
         } catch .decryptionFailed {
             if needsPassphrase { throw .wrongPassphrase(keyID: keyID) }

@@ -1,7 +1,7 @@
 import Foundation
 import MdocCrypto
 
-/// Keys in process memory only while they are used, stored wrapped (``SoftwareKeyBlob``) under a
+/// Keys in process memory only while one operation uses them, stored wrapped (``SoftwareKeyBlob``) under a
 /// key-encryption key that lives outside the store: the systemd credential, `--kek-file`, or
 /// the user's configuration directory. Every curve of ``Curve``; not hardware-bound.
 ///
@@ -16,6 +16,11 @@ public final class SoftwareSecureArea: SecureArea, @unchecked Sendable {
     let cost: Scrypt.Cost
     private let lock = NSLock()
     private var cached: KeyEncryptionKey?
+    private let live = LiveCount()
+    /// The public keys of keys used so far (not secret), by key ID: building one is about a
+    /// third of an unwrap. At most ``publicKeyCacheSize``.
+    private var publicKeys: [String: PublicKey] = [:]
+    private static let publicKeyCacheSize = 64
 
     /// Opens (or, made on first use, protects) a passphrase-protected KEK file.
     public let kekPassphrase: String?
@@ -67,24 +72,49 @@ public final class SoftwareSecureArea: SecureArea, @unchecked Sendable {
             requiresPassphrase: passphrase != nil)
     }
 
-    /// The unwrapped key, for one operation.
-    func privateKey(_ key: StoredKey, passphrase: String?) throws(SecureAreaError) -> PrivateKey {
+    /// The unwrapped key, for one operation: the caller drops it when the operation is done.
+    /// The decrypted PKCS#8 is cleared as soon as OpenSSL's key object holds the key.
+    func unwrap(_ key: StoredKey, passphrase: String?) throws(SecureAreaError) -> UnwrappedKey {
         guard key.area == .software else { throw .wrongArea(keyID: key.id, expected: .software, found: key.area) }
         var der = try SoftwareKeyBlob.open(key.blob, keyID: key.id, kek: try kek(create: false), passphrase: passphrase)
         defer { for i in der.indices { der[i] = 0 } }
         do {
-            return try PrivateKey(pkcs8DER: der)
+            // The AEAD tag (under the KEK, bound to the key ID) vouches for what we wrapped.
+            let privateKey = try PrivateKey(
+                authenticatedPKCS8DER: der, curve: key.curve, publicKey: knownPublicKey(key))
+            remember(privateKey.publicKey, of: key)
+            return UnwrappedKey(privateKey, counting: live)
         } catch {
             throw .damagedKey(keyID: key.id, reason: "the unwrapped key cannot be read (\(error))")
         }
     }
 
+    /// The public key last unwrapped with `key`'s ID (the unwrap uses it only when it equals
+    /// the point inside the authenticated PKCS#8).
+    private func knownPublicKey(_ key: StoredKey) -> PublicKey? {
+        lock.lock()
+        defer { lock.unlock() }
+        return publicKeys[key.id]
+    }
+
+    private func remember(_ publicKey: PublicKey, of key: StoredKey) {
+        lock.lock()
+        defer { lock.unlock() }
+        if publicKeys[key.id] === publicKey { return }
+        if publicKeys.count >= Self.publicKeyCacheSize { publicKeys.removeAll() }
+        publicKeys[key.id] = publicKey
+    }
+
+    /// How many unwrapped keys of this area exist now: 0 between operations (nothing is kept
+    /// unwrapped beyond the operation that needed it; see docs/operator-guide.md).
+    public var liveUnwrappedKeys: Int { live.count.load(ordering: .relaxed) }
+
     public func sign(_ message: [UInt8], algorithm: SignatureAlgorithm, key: StoredKey, passphrase: String?)
         throws(SecureAreaError) -> [UInt8]
     {
-        let privateKey = try privateKey(key, passphrase: passphrase)
+        let unwrapped = try unwrap(key, passphrase: passphrase)
         do {
-            return try privateKey.sign(message, algorithm: algorithm)
+            return try unwrapped.key.sign(message, algorithm: algorithm)
         } catch {
             throw .unsupportedOperation(keyID: key.id, reason: "\(error)")
         }
@@ -93,9 +123,9 @@ public final class SoftwareSecureArea: SecureArea, @unchecked Sendable {
     public func keyAgreement(with peer: PublicKey, key: StoredKey, passphrase: String?) throws(SecureAreaError)
         -> SecretBytes
     {
-        let privateKey = try privateKey(key, passphrase: passphrase)
+        let unwrapped = try unwrap(key, passphrase: passphrase)
         do {
-            return try privateKey.sharedSecret(with: peer)
+            return try unwrapped.key.sharedSecret(with: peer)
         } catch {
             throw .unsupportedOperation(keyID: key.id, reason: "\(error)")
         }

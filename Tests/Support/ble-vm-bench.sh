@@ -3,11 +3,12 @@
 # the Python reference server, mdoc-ble-benchmarks, and (bluetoothd stopped) the link's own limits
 # with the holder's times as ratios to them. Prints the figures (also kept in
 # .build/vm-bench/result-CONF.txt).
-#   Tests/Support/ble-vm-bench.sh [BIN_DIR]     # BIN_DIR default .build/debug
+#   Tests/Support/ble-vm-bench.sh [BIN_DIR]     # BIN_DIR default .build/release (make bench-ble;
+#                                               # BENCH_BUILD=debug make bench-ble for debug)
 #   BENCH_CONF=default ...                      # BlueZ defaults (EATT) instead of vm/main.conf
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-bin=$(realpath "${1:-.build/debug}")
+bin=$(realpath "${1:-.build/release}")
 for b in mdoc-holder mdoc-issuer mdoc-ble-benchmarks; do
   [ -x "$bin/$b" ] || { echo "ble-vm-bench: $bin/$b not found: build it first" >&2; exit 2; }
 done
