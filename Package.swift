@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CPKCS11", pkgConfig: "p11-kit-1", providers: [.apt(["libp11-kit-dev"])]),
         // HTTPS through the system's OpenSSL 3 (Debian's libcurl4-openssl-dev).
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // zlib (RFC 1950/1951): the compressed lists of Token Status Lists.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Swift wrappers.
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
@@ -43,6 +45,8 @@ let package = Package(
         // HTTPS exchanges (libcurl): a total deadline, a size cap, a check of every address
         // before a socket is made for it.
         .target(name: "Curl", dependencies: ["CCurl"]),
+        // zlib streams with a cap on what they inflate to (a deflate bomb stops at the cap).
+        .target(name: "Zlib", dependencies: ["CZlib"]),
 
         // BlueZ D-Bus client: knows nothing of mdocs.
         // Bluetooth values every layer shares (one UUID type), no C.
@@ -57,6 +61,12 @@ let package = Package(
         // Protocol layers (pure Swift).
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
         .target(name: "ISO18013", dependencies: ["CBOR", "MdocCrypto", "COSE", "Base64"]),
+        // VICALs (18013-5 Annex C.1.7): signed lists of IACAs, each trusted for its docTypes.
+        .target(name: "VICAL", dependencies: ["CBOR", "COSE", "MdocCrypto", "ISO18013"]),
+        // Token Status Lists (draft-ietf-oauth-status-list): references, the bit-packed list,
+        // its token as CWT or JWT and the checks of that token. Sans-I/O.
+        .target(
+            name: "TokenStatusList", dependencies: ["CBOR", "COSE", "MdocCrypto", "JOSE", "Base64", "Zlib"]),
         .target(name: "BoundedFile"),
         // The one rule for text from outside on its way to a terminal, a log or an error
         // message: control and bidirectional characters escaped, length bounded. No C.
@@ -79,7 +89,7 @@ let package = Package(
             name: "Wallet",
             dependencies: [
                 "CBOR", "MdocCrypto", "ISO18013", "SQLite", "Consent", "Presentation", "SecureArea", "JOSE", "SDJWT",
-                "SDJWTPresentable", "OAuthWeb",
+                "SDJWTPresentable", "OAuthWeb", "TokenStatusList",
             ]),
         .target(name: "MdocIssuer", dependencies: ["CBOR", "MdocCrypto", "COSE", "ISO18013", "JOSE"]),
         // ISO 18013-5 BLE without I/O: chunking, the session state machine of both GATT roles,
@@ -129,7 +139,7 @@ let package = Package(
             name: "OnlineTransport",
             dependencies: [
                 "OpenID4VP", "OpenID4VCI", "OAuthWeb", "Wallet", "MdocCrypto", "JOSE", "PrintableText", "SDJWT", "Curl",
-                "SecureArea",
+                "SecureArea", "TokenStatusList",
                 // The loopback redirect listener of the authorization code flow (plain HTTP).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -151,7 +161,7 @@ let package = Package(
             name: "HolderRuntime",
             dependencies: [
                 "Proximity", "BLETransport", "OnlineTransport", "OnlineFlows", "OpenID4VP", "Wallet", "Consent",
-                "Presentation", "ISO18013", "MdocCrypto", "SecureArea", "PrintableText",
+                "Presentation", "ISO18013", "MdocCrypto", "SecureArea", "PrintableText", "TokenStatusList",
             ]),
 
         // `mdoc-holder serve`: the D-Bus service (Holder1, AgentManager1, agent consent, kiosk).
@@ -161,12 +171,17 @@ let package = Package(
                 "DBus", "BlueZ", "BLETransport", "BLEBlueZ", "Proximity", "Wallet", "Consent", "ConsentPolicy",
                 "Presentation", "HolderRuntime", "OnlineTransport", "OnlineFlows", "OpenID4VP", "OpenID4VCI",
                 "ISO18013",
-                "MdocCrypto", "QRCode", "SecureArea", "PrintableText", "BoundedFile",
+                "MdocCrypto", "QRCode", "SecureArea", "PrintableText", "BoundedFile", "TokenStatusList",
             ]),
 
         // What the command-line tools share: certificate files (PEM or DER), --consent,
         // unbuffered output.
-        .target(name: "CommandLineSupport", dependencies: ["MdocCrypto", "BoundedFile"]),
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [
+                "MdocCrypto", "BoundedFile", "ISO18013", "VICAL", "PrintableText",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // The version `--version` prints: Version.swift, checked against the VERSION file by
         // `make version-check`.
         .target(name: "ProjectVersion"),
@@ -186,13 +201,15 @@ let package = Package(
             dependencies: [
                 "CBOR", "ISO18013", "Presentation", "MdocCrypto", "BlueZ", "BLETransport", "BLEBlueZ", "L2CAP",
                 "ProximityReader", "Conformance",
-                "CommandLineSupport", "PrintableText", "ProjectVersion", "Base64",
+                "CommandLineSupport", "PrintableText", "ProjectVersion", "Base64", "VICAL", "OnlineTransport",
+                "TokenStatusList",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mdoc-issuer",
             dependencies: [
                 "MdocIssuer", "CBOR", "ISO18013", "MdocCrypto", "CommandLineSupport", "ProjectVersion",
+                "TokenStatusList",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -218,7 +235,7 @@ let package = Package(
             name: "CBORFuzzer",
             dependencies: [
                 "CBOR", "ISO18013", "BLETransport", "JOSE", "OpenID4VP", "OpenID4VCI", "Consent", "ConfigFile",
-                "ConsentPolicy",
+                "ConsentPolicy", "VICAL", "TokenStatusList",
             ]),
 
         // Tests.
@@ -228,13 +245,15 @@ let package = Package(
         .testTarget(name: "SecureAreaTests", dependencies: ["SecureArea", "PKCS11", "MdocCrypto", "TestSupport"]),
         .testTarget(name: "COSETests", dependencies: ["COSE", "CBOR", "MdocCrypto", "TestSupport"]),
         .testTarget(
+            name: "VICALTests", dependencies: ["VICAL", "ISO18013", "COSE", "CBOR", "MdocCrypto", "MdocIssuer"]),
+        .testTarget(
             name: "ISO18013Tests", dependencies: ["ISO18013", "CBOR", "COSE", "MdocCrypto", "TestSupport", "Base64"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         .testTarget(
             name: "WalletTests",
             dependencies: [
                 "Wallet", "Presentation", "MdocIssuer", "TestSupport", "SecureArea", "SDJWT", "JOSE", "CBOR", "Consent",
-                "ISO18013", "MdocCrypto", "SQLite",
+                "ISO18013", "MdocCrypto", "SQLite", "TokenStatusList",
             ]),
         .testTarget(
             name: "ConsentTests",
@@ -260,7 +279,7 @@ let package = Package(
         // In-memory GATT roles and L2CAP channels for the BLE tests of holder and reader.
         .target(
             name: "BLETestSupport",
-            dependencies: ["BLETransport", "MdocIssuer", "MdocCrypto", "Presentation", "ISO18013"],
+            dependencies: ["BLETransport", "MdocIssuer", "MdocCrypto", "Presentation", "ISO18013", "CBOR"],
             path: "Tests/BLETestSupport"),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "BLETestSupport"]),
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
@@ -293,6 +312,12 @@ let package = Package(
             ],
             path: "Tests/Support/FaultHolder"),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "MdocCrypto", "TestSupport", "Base64"]),
+        .testTarget(
+            name: "TokenStatusListTests",
+            dependencies: [
+                "TokenStatusList", "Zlib", "CBOR", "COSE", "JOSE", "MdocCrypto", "MdocIssuer", "ISO18013",
+                "TestSupport", "Base64",
+            ]),
         .testTarget(name: "SDJWTTests", dependencies: ["SDJWT", "JOSE", "MdocCrypto", "TestSupport", "Base64"]),
         .testTarget(name: "OAuthWebTests", dependencies: ["OAuthWeb"]),
         .testTarget(
@@ -310,6 +335,7 @@ let package = Package(
             dependencies: [
                 "HolderRuntime", "HolderService", "BLETestSupport", "ProximityReader", "Proximity", "Presentation",
                 "ISO18013", "MdocCrypto", "ConsentPolicy", "SQLite", "SecureArea", "Wallet", "DBus", "TestSupport",
+                "MdocIssuer", "TokenStatusList", "Consent",
             ]),
         .testTarget(
             name: "HolderServiceTests",
@@ -322,7 +348,7 @@ let package = Package(
             name: "OnlineTransportTests",
             dependencies: [
                 "OnlineTransport", "OnlineFlows", "OpenID4VP", "OAuthWeb", "Wallet", "Consent", "ConsentPolicy", "JOSE",
-                "MdocCrypto", "SecureArea", "Curl",
+                "MdocCrypto", "SecureArea", "Curl", "TokenStatusList", "MdocIssuer",
             ]),
     ],
     swiftLanguageModes: [.v6]

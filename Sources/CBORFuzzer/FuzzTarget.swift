@@ -7,6 +7,8 @@ import ISO18013
 import JOSE
 import OpenID4VCI
 import OpenID4VP
+import TokenStatusList
+import VICAL
 
 /// The decoders that take bytes from outside, one fuzz target each: the input goes through
 /// the decoder, and where a property holds for every input (a round trip, a size bound) it is
@@ -38,6 +40,11 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// OpenID4VCI: a credential offer (as a URL and as JSON), the issuer's and authorization
     /// server's metadata, token, nonce, credential and error answers, an authorization redirect.
     case credentialOffer = "credential-offer"
+    /// A VICAL (ISO 18013-5 Annex C.1.7): as the signed list a file holds, and as its payload.
+    case vical
+    /// A Status List Token, as a CWT and as a JWT, and the input as a zlib-compressed list
+    /// (its first byte choosing `bits`); no list inflates beyond its limit.
+    case statusList = "status-list"
 
     static let messageLimit = 4096
 
@@ -119,8 +126,23 @@ enum FuzzTarget: String, CaseIterable, Sendable {
                 clientID: "c", redirectURI: "http://127.0.0.1:1/cb", issuerState: nil, configurationIDs: ["x"],
                 state: "s")
             _ = try? authorization.code(fromRedirectQuery: text, authorizationServer: "https://issuer.example")
+        case .vical:
+            if let signed = try? SignedVICAL(bytes: bytes) { _ = VerifiedVICAL.entries(of: signed.vical) }
+            _ = try? VICAL(payload: bytes)
+        case .statusList:
+            let limits = StatusListLimits(maximumTokenBytes: 1 << 16, maximumListBytes: Self.listLimit)
+            _ = try? StatusListToken(bytes: bytes, format: .cwt, limits: limits)
+            _ = try? StatusListToken(bytes: bytes, format: .jwt, limits: limits)
+            if let first = bytes.first,
+                let list = try? StatusList(
+                    bits: 1 << Int(first % 4), compressed: Array(bytes.dropFirst()), maximumBytes: Self.listLimit)
+            {
+                guard list.bytes.count <= Self.listLimit else { fatalError("a status list inflated beyond its limit") }
+            }
         }
     }
+
+    static let listLimit = 1 << 16
 
     /// The input cut into pieces: each piece is led by a byte giving its length (1 to 64).
     static func pieces(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {

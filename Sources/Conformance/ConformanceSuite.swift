@@ -4,7 +4,8 @@ import Foundation
 public enum ConformanceSuite {
     public static let all: [ConformanceCase] =
         EngagementCases.all + SessionCases.all + SessionEstablishmentCases.all + RequestCases.all
-        + ReaderAuthenticationCases.all + TransportCases.all
+        + ReaderAuthenticationCases.all + ReaderAuthenticationAllCases.all + ExtendedRequestCases.all
+        + TransportCases.all
 
     /// The cases whose id matches one of `patterns` (shell wildcards `*` and `?`, case
     /// insensitive); all of them when there is no pattern.

@@ -6,14 +6,24 @@ public struct ConsentRequest: Sendable, Codable, Hashable {
     public var documents: [DocumentRequest]
     /// A warning the front-end must show before anything else (an untrusted reader, ...).
     public var warning: String?
+    /// The use cases of an ISO 18013-5 second-edition request (empty otherwise), including
+    /// the mandatory ones no credential held can answer.
+    public var useCases: [ConsentUseCase]
 
     public init(
-        channel: PresentationChannel, requester: Requester, documents: [DocumentRequest], warning: String? = nil
+        channel: PresentationChannel, requester: Requester, documents: [DocumentRequest], warning: String? = nil,
+        useCases: [ConsentUseCase] = []
     ) {
         self.channel = channel
         self.requester = requester
         self.documents = documents
         self.warning = warning
+        self.useCases = useCases
+    }
+
+    /// The mandatory use cases no credential held can answer.
+    public var unsatisfiableMandatoryUseCases: [ConsentUseCase] {
+        useCases.filter { $0.mandatory && !$0.isSatisfiable }
     }
 }
 

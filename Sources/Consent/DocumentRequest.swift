@@ -10,15 +10,20 @@ public struct RequestedElement: Sendable, Codable, Hashable {
     public var required: Bool
     /// A name for the user, when the other side gave one (an issuer's claim display name).
     public var displayName: String?
+    /// The requested element this one answers in its place, when the credential lacks that
+    /// one and holds this alternative (ISO 18013-5 second edition `alternativeDataElements`).
+    public var alternativeFor: ElementID?
 
     public init(
-        _ id: ElementID, intentToRetain: Bool, available: Bool, required: Bool = false, displayName: String? = nil
+        _ id: ElementID, intentToRetain: Bool, available: Bool, required: Bool = false, displayName: String? = nil,
+        alternativeFor: ElementID? = nil
     ) {
         self.id = id
         self.intentToRetain = intentToRetain
         self.available = available
         self.required = required
         self.displayName = displayName
+        self.alternativeFor = alternativeFor
     }
 }
 

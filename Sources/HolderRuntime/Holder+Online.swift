@@ -14,6 +14,10 @@ extension Holder {
         events: @escaping @Sendable (OnlinePresentation.Event) -> Void = { _ in }, log sessionLog: HolderLog? = nil
     ) async throws(OnlinePresentationError) -> OnlinePresentationOutcome {
         let log = sessionLog ?? self.log
+        // The flow reads the store with the same rule; the selection names what it leaves out
+        // (a store that cannot be read fails in the flow, with the flow's error).
+        let selection = (try? selectCredentials(log: log)) ?? CredentialSelection(credentials: [], withheld: [])
+        let consent = selection.withheld.isEmpty ? consent : StatusNoticeConsent(inner: consent, selection: selection)
         let flow = OnlinePresentation(
             verifierTrust: settings.verifierTrust, tlsCAs: settings.tlsCAs, limits: settings.httpLimits)
         let outcome = OnlinePresentationOutcome(

@@ -5,14 +5,18 @@ import Presentation
 import Proximity
 
 extension Holder {
-    /// The first step of a proximity presentation: the credentials valid now (a damaged row
-    /// is logged once). Lines of the session go to `sessionLog` (the holder's log when nil).
+    /// The first step of a proximity presentation: the credentials valid now and not withheld
+    /// for their status (``Holder/selectCredentials(log:)``; a damaged row is logged once). Lines of the session go to `sessionLog` (the holder's log when nil).
     /// - Throws: ``HolderRuntimeError/noCredential`` or ``HolderRuntimeError/store(_:)``.
     public func prepareProximity(log sessionLog: HolderLog? = nil) throws(HolderRuntimeError)
         -> ProximityPresentation
     {
         let log = sessionLog ?? self.log
-        return ProximityPresentation(holder: self, credentials: try presentableCredentials(log: log), log: log)
+        var selection = try selectCredentials(log: log)
+        selection.withheld.removeAll { $0.format != "mso_mdoc" }
+        // A withheld mdoc still answers a reader (nothing, and the history says why).
+        guard !selection.credentials.isEmpty || !selection.withheld.isEmpty else { throw .noCredential }
+        return ProximityPresentation(holder: self, selection: selection, log: log)
     }
 
     /// One proximity presentation, both steps (``prepareProximity(log:)``, then
@@ -32,7 +36,8 @@ extension Holder {
 /// A proximity presentation with its credentials chosen, ready to run one session.
 public struct ProximityPresentation: Sendable {
     let holder: Holder
-    let credentials: [PresentableCredential]
+    /// The credentials to present, and those withheld for their status.
+    let selection: CredentialSelection
     let log: HolderLog
 
     /// Runs the session: a fresh engagement in `modes` (the settings' when nil) over
@@ -49,8 +54,9 @@ public struct ProximityPresentation: Sendable {
         let options = modes.map { settings.proximity.with(modes: $0) } ?? settings.proximity
         let engine = options.holder(
             server: links.server, client: links.client, l2capListener: links.l2capListener,
-            credentials: credentials, configuration: settings.engineConfiguration, consent: consent)
-        let result: ProximitySessionResult
+            credentials: selection.credentials, configuration: settings.engineConfiguration,
+            consent: selection.withheld.isEmpty ? consent : StatusNoticeConsent(inner: consent, selection: selection))
+        var result: ProximitySessionResult
         do {
             result = try await engine.runSession(showEngagement: showEngagement, progress: progress, observer: observer)
         } catch is CancellationError {
@@ -58,6 +64,7 @@ public struct ProximityPresentation: Sendable {
         } catch {
             throw .proximity("\(error)")
         }
+        result.records = selection.explaining(result.records)
         let outcome = ProximityOutcome(result, historyProblem: holder.record(result.records, channel: .ble, log: log))
         log(HolderLogLine(.info, outcome.description))
         return outcome

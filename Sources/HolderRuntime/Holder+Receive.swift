@@ -32,10 +32,12 @@ extension Holder {
     }
 
     private func issuance(_ options: ReceiveOptions) -> CredentialIssuance {
-        CredentialIssuance(
+        var issuance = CredentialIssuance(
             trustAnchors: settings.issuerTrust, tlsCAs: settings.tlsCAs, secureArea: options.secureArea,
             batch: options.batch, limits: settings.httpLimits, redirectURI: settings.redirectURI,
             wait: .seconds(options.wait), authorizationCodeFlow: settings.authorizationCodeFlow)
+        issuance.scopedAnchors = settings.issuerScopedAnchors
+        return issuance
     }
 
     private func report(_ outcome: ReceiveOutcome, to log: HolderLog) {

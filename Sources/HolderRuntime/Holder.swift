@@ -23,22 +23,27 @@ public final class Holder: Sendable {
         self.log = log
     }
 
-    /// The credentials valid now; a damaged row is left out, logged the first time it is seen.
-    /// - Throws: ``HolderRuntimeError/noCredential`` when none is left,
-    ///   ``HolderRuntimeError/store(_:)`` when the store cannot be read.
-    func presentableCredentials(log: HolderLog) throws(HolderRuntimeError) -> [PresentableCredential] {
+    /// The one selection of every presentation: the credentials valid now, without those whose
+    /// last known status is INVALID or SUSPENDED (``CredentialSelection/withheld``, each logged
+    /// with why); a damaged row is left out, logged the first time it is seen.
+    /// - Throws: ``HolderRuntimeError/store(_:)`` when the store cannot be read.
+    func selectCredentials(log: HolderLog) throws(HolderRuntimeError) -> CredentialSelection {
         var unreadable: [UnreadableRow] = []
+        var withheld: [WithheldCredential] = []
         let credentials: [PresentableCredential]
         do {
-            credentials = try store.presentableCredentials { unreadable.append($0) }
+            credentials = try store.presentableCredentials(
+                unreadable: { unreadable.append($0) }, withheld: { withheld.append($0) })
+            _ = try store.presentableSDJWTs(withheld: { withheld.append($0) })
         } catch {
             throw .store("the credential store \(store.path) could not be read: \(error)")
         }
         for row in unreadable where reported.withLock({ $0.insert(row).inserted }) {
             log(HolderLogLine(.warning, "not presented: \(row)"))
         }
-        guard !credentials.isEmpty else { throw .noCredential }
-        return credentials
+        let selection = CredentialSelection(credentials: credentials, withheld: withheld)
+        for item in withheld { log(HolderLogLine(.warning, CredentialSelection.reason(item))) }
+        return selection
     }
 
     /// Writes `records` to the history; a failure is logged and returned (the session's result stands).

@@ -1,3 +1,4 @@
+import ISO18013
 import MdocCrypto
 import OnlineTransport
 import OpenID4VP
@@ -19,7 +20,7 @@ public struct HolderSettings: Sendable {
     /// The time a consent agent has to answer (`serve --agent-timeout`); nil when consent
     /// comes from the terminal or a policy file.
     public var agentTimeout: Duration?
-    /// How proximity sessions run (`--mode`, `--l2cap`, `--max-chunk-size`).
+    /// How proximity sessions run (`--mode`, `--l2cap`, `--max-chunk-size`, `--engagement-version`).
     public var proximity: ProximityOptions
     /// Who may sign OpenID4VP requests (`--verifier-trust`, `--verifiers`).
     public var verifierTrust: VerifierTrustConfiguration
@@ -29,6 +30,8 @@ public struct HolderSettings: Sendable {
     public var httpLimits: HTTPFetcher.Limits
     /// IACA certificates received credentials must chain to (`--trust-anchor`).
     public var issuerTrust: [Certificate]
+    /// IACAs from VICALs (`--vical`), each trusted for its listed docTypes only.
+    public var issuerScopedAnchors: [IssuerTrust.ScopedAnchor] = []
     /// Whether an offer may run the authorization code flow (a browser the user opens): the
     /// command line can show the URL, the service cannot.
     public var authorizationCodeFlow: Bool

@@ -20,13 +20,34 @@ enum AgentConsentWire {
         ]
         if let identifier = request.requester.identifier { fields["requester_id"] = .string(identifier) }
         if let warning = request.warning { fields["warning"] = .string(warning) }
+        if !request.useCases.isEmpty {
+            fields["use_cases"] = .array(.dictionary(key: .string, value: .variant), request.useCases.map(encode))
+        }
+        return .properties(fields)
+    }
+
+    /// One use case of a second-edition request: "index" u (0 first), "mandatory" b,
+    /// "purpose_hints" a{si}, "answered_by" as (doc types; absent when it cannot be answered).
+    private static func encode(_ useCase: ConsentUseCase) -> DBusValue {
+        var fields: [String: DBusValue] = [
+            "index": .uint32(UInt32(clamping: useCase.index)),
+            "mandatory": .boolean(useCase.mandatory),
+            "purpose_hints": .dictionary(
+                key: .string, value: .int32,
+                useCase.purposeHints.sorted { $0.key < $1.key }.map {
+                    DBusDictEntry(.string($0.key), .int32(Int32(clamping: $0.value)))
+                }),
+        ]
+        if let answeredBy = useCase.answeredBy {
+            fields["answered_by"] = .array(.string, answeredBy.map { .string($0) })
+        }
         return .properties(fields)
     }
 
     static let elementType = DBusType.structure([.string, .string, .boolean, .boolean, .boolean])
 
     private static func encode(_ document: DocumentRequest) -> DBusValue {
-        .properties([
+        var fields: [String: DBusValue] = [
             "doctype": .string(document.docType),
             "held": .boolean(document.credentialID != nil),
             "elements": .array(
@@ -37,7 +58,21 @@ enum AgentConsentWire {
                         .boolean(element.intentToRetain), .boolean(element.available), .boolean(element.required),
                     ])
                 }),
-        ])
+        ]
+        // Elements answering in place of a requested one the credential lacks:
+        // (namespace, element, in place of namespace, in place of element).
+        let alternatives = document.elements.compactMap { element in
+            element.alternativeFor.map { original in
+                DBusValue.structure([
+                    .string(element.id.nameSpace), .string(element.id.identifier), .string(original.nameSpace),
+                    .string(original.identifier),
+                ])
+            }
+        }
+        if !alternatives.isEmpty {
+            fields["alternatives"] = .array(.structure([.string, .string, .string, .string]), alternatives)
+        }
+        return .properties(fields)
     }
 
     /// trusted, untrusted, unauthenticated or invalid.

@@ -31,6 +31,7 @@ struct HolderInterface: DBusInterface {
                     "ResumePending", inputs: [A("options", "a{sv}")],
                     outputs: [A("credential_ids", "as"), A("pending_ids", "as"), A("failures", "as")]),
                 .init("History", inputs: [A("limit", "u")], outputs: [A("entries", "aa{sv}")]),
+                .init("RefreshStatus", outputs: [A("results", "aa{sv}")]),
             ],
             properties: [.init("Version", "u"), .init("KioskMode", "b")],
             signals: [
@@ -102,8 +103,16 @@ struct HolderInterface: DBusInterface {
                 return Self.deferred { () throws(HolderServiceError) in
                     return [try WalletListing.history(store, limit: limit)]
                 }
+            case ("RefreshStatus", ""):
+                guard let refresher = sessions.environment.statusRefresher else {
+                    throw .notSupported("this service checks no credential status")
+                }
+                return Self.deferred { () throws(HolderServiceError) in
+                    return [StatusRefresher.reply(try await refresher.refresh())]
+                }
             case ("StartProximity", _), ("Cancel", _), ("PresentOnline", _), ("ReceiveCredential", _),
-                ("ListCredentials", _), ("History", _), ("ListPending", _), ("ResumePending", _):
+                ("ListCredentials", _), ("History", _), ("ListPending", _), ("ResumePending", _),
+                ("RefreshStatus", _):
                 throw .invalidArguments(
                     "\(call.member ?? "") does not take (\(call.signature)): see dbus/org.mdocholder.Holder1.xml")
             default:

@@ -61,7 +61,8 @@ public final class HolderService: Sendable {
         let holder = Holder(settings: configuration.holderSettings, store: store) { log.holderLine($0) }
         let environment = ServiceEnvironment(
             connection: connection, store: store, configuration: configuration, holder: holder, agents: agents,
-            signals: HolderSignals(connection: connection), log: log)
+            signals: HolderSignals(connection: connection), log: log,
+            statusRefresher: StatusRefresher(holder: holder, configuration: configuration, log: log))
         let sessions = SessionManager(environment: environment)
         let tree = DBusObjectTree(
             root: objectPath,
@@ -78,6 +79,7 @@ public final class HolderService: Sendable {
             throw .startup("cannot set up the D-Bus objects: \(error)")
         }
         try await takeName(on: connection)
+        await environment.statusRefresher?.startTimer()
         let bluetoothWatch = Task { await sessions.followBluetooth(bluetoothChanges) }
         var kiosk: Task<Void, Never>?
         if let kioskConfiguration = configuration.kiosk {
@@ -134,6 +136,7 @@ public final class HolderService: Sendable {
     public func stop() async {
         environment.log.notice("stopping")
         kiosk?.cancel()
+        await environment.statusRefresher?.stopTimer()
         await sessions.cancelAll()
         await kiosk?.value
         await environment.agents.releaseAll()

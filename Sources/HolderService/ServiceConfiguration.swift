@@ -35,6 +35,10 @@ public struct ServiceConfiguration: Sendable {
     /// Where device keys live (`--secure-area`, `--kek-file`, `--tpm-tcti`; the KEK from the
     /// unit's `LoadCredentialEncrypted=mdoc-holder-kek`).
     public var secureAreas: SecureAreaRegistry = .resolve()
+    /// How often the credentials' status is checked in their issuers' status lists
+    /// (`serve --status-refresh`; nil: never on a timer, RefreshStatus only). The timer runs
+    /// only with `online` and issuer trust anchors.
+    public var statusRefreshInterval: Duration? = .seconds(6 * 3600)
 
     public init(
         storePath: String, busAddress: String? = nil, consent: ServiceConsent,

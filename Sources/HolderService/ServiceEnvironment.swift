@@ -16,6 +16,9 @@ struct ServiceEnvironment: Sendable {
     let agents: AgentRegistry
     let signals: HolderSignals
     let log: ServiceLog
+    /// RefreshStatus and the status timer (nil in an environment made for tests of other
+    /// methods: RefreshStatus is then not supported).
+    var statusRefresher: StatusRefresher? = nil
 
     /// The consent front-end for one session.
     func consentPrompt(session: UInt64) -> any ConsentPrompt {

@@ -22,6 +22,11 @@ enum WalletListing {
                 if summary.validUntil != .distantFuture { fields["valid_until"] = .string(rfc3339(summary.validUntil)) }
                 // A damaged row: what is wrong and what to do (it is never presented).
                 if let problem = summary.problem { fields["problem"] = .string(problem) }
+                // The last answer of the issuer's status list, and when it was checked.
+                if let last = summary.lastStatus {
+                    fields["status"] = .string(last.status.description)
+                    fields["status_checked_at"] = .string(rfc3339(last.checkedAt))
+                }
                 return .properties(fields)
             })
     }
@@ -59,6 +64,8 @@ enum WalletListing {
                 ]
                 // An issuance: how many copies were stored.
                 if let copies = entry.copies { fields["copies"] = .uint32(UInt32(clamping: copies)) }
+                // A second-edition request: the use case answered.
+                if let useCase = entry.useCase { fields["use_case"] = .string(useCase) }
                 return .properties(fields)
             })
     }

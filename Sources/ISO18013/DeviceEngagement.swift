@@ -19,6 +19,11 @@ public struct DeviceEngagement: Sendable, Hashable {
     /// Keys other than 0, 1 and 2 (server retrieval, protocol info, origin infos (5),
     /// capabilities (6), ...), kept in order.
     public let otherEntries: [CBORMapEntry]
+    /// OriginInfos (key 5, second edition) when it is an array; nil otherwise.
+    public let originInfos: [CBOR]?
+    /// Capabilities (key 6, second edition) when it is a map; nil otherwise, and nil in a
+    /// "1.0" engagement whatever it carries.
+    public let capabilities: DeviceCapabilities?
     /// DeviceEngagementBytes: what was in the QR code, or what we encoded.
     public let bytes: [UInt8]
 
@@ -40,8 +45,44 @@ public struct DeviceEngagement: Sendable, Hashable {
         self.eDeviceKey = key
         self.retrievalMethods = retrievalMethods
         self.otherEntries = otherEntries
+        (originInfos, capabilities) = Self.secondEditionEntries(otherEntries, version: version)
         self.bytes = CBOR.map(entries).encoded()
     }
+
+    /// Builds an engagement of `version`: a "1.1" one carries an empty OriginInfos (key 5, as
+    /// for a QR engagement) and Capabilities (key 6) with ReaderAuthAll and extended request
+    /// support; a "1.0" one neither.
+    public init(eDeviceKey: PublicKey, retrievalMethods: [DeviceRetrievalMethod], version: EngagementVersion) {
+        switch version {
+        case .firstEdition:
+            self.init(eDeviceKey: eDeviceKey, retrievalMethods: retrievalMethods)
+        case .secondEdition:
+            self.init(
+                eDeviceKey: eDeviceKey, retrievalMethods: retrievalMethods, version: version.rawValue,
+                otherEntries: [
+                    CBORMapEntry(.int(Int(DeviceCapabilities.originInfosKey)), .array([])),
+                    CBORMapEntry(
+                        .int(Int(DeviceCapabilities.engagementKey)), DeviceCapabilities.holderDefault.cbor),
+                ])
+        }
+    }
+
+    /// Keys 5 and 6 as this engagement's version reads them: neither in "1.0"; a value of the
+    /// wrong type is left out (a reader ignores what it cannot read).
+    private static func secondEditionEntries(_ entries: [CBORMapEntry], version: String) -> (
+        [CBOR]?, DeviceCapabilities?
+    ) {
+        guard version != EngagementVersion.firstEdition.rawValue else { return (nil, nil) }
+        func value(_ key: UInt64) -> CBOR? { entries.first { $0.key.uint64Value == key }?.value }
+        return (
+            value(DeviceCapabilities.originInfosKey)?.arrayValue,
+            value(DeviceCapabilities.engagementKey).flatMap(DeviceCapabilities.init(cbor:))
+        )
+    }
+
+    /// Whether the holder says it verifies `readerAuthAll` (a "1.1" engagement with
+    /// Capabilities key 3 true).
+    public var supportsReaderAuthAll: Bool { capabilities?.readerAuthAllSupport == true }
 
     /// Reads DeviceEngagementBytes.
     public init(bytes: [UInt8]) throws(ISO18013Error) {
@@ -71,6 +112,7 @@ public struct DeviceEngagement: Sendable, Hashable {
         }
         let known: Set<CBOR> = [0, 1, 2]
         otherEntries = value.mapEntries!.filter { !known.contains($0.key) }
+        (originInfos, capabilities) = Self.secondEditionEntries(otherEntries, version: version)
         self.bytes = bytes
     }
 

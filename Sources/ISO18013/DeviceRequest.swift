@@ -35,6 +35,19 @@ public struct DocRequest: Sendable, Hashable {
     }
 }
 
+/// The DeviceRequest version a reader sends: "1.0" (first edition: per-document readerAuth
+/// only) or "1.1" (second edition: `deviceRequestInfo` and `readerAuthAll` too).
+public enum DeviceRequestVersion: String, Sendable, CaseIterable {
+    case firstEdition = "1.0"
+    case secondEdition = "1.1"
+
+    /// What a reader sends by default to a holder with `engagement`: "1.1" to a "1.1" (or
+    /// later) engagement, "1.0" to a first-edition one.
+    public static func `default`(for engagement: DeviceEngagement) -> Self {
+        DeviceRequest.isFirstEdition(engagement.version) ? .firstEdition : .secondEdition
+    }
+}
+
 /// `DeviceRequest = {"version": tstr, "docRequests": [+ DocRequest], ? "deviceRequestInfo":
 /// DeviceRequestInfoBytes, ? "readerAuthAll": [+ ReaderAuthAll]}` (8.3.2.1.2.1; version
 /// "1.1" adds the last two).

@@ -29,10 +29,14 @@ public struct MobileSecurityObject: Sendable, Hashable {
     public var deviceKeyInfoOther: [CBORMapEntry]
     public var docType: String
     public var validityInfo: ValidityInfo
+    /// `status` (18013-5 second edition; draft-ietf-oauth-status-list section 6.3):
+    /// `{"status_list": {"idx": uint, "uri": tstr}}`, kept as it came (the TokenStatusList
+    /// target reads it as a StatusReference). nil when the MSO has none.
+    public var status: CBOR?
 
     public init(
         digestAlgorithm: String, valueDigests: [String: [UInt64: [UInt8]]], deviceKey: COSEKey, docType: String,
-        validityInfo: ValidityInfo
+        validityInfo: ValidityInfo, status: CBOR? = nil
     ) {
         self.version = "1.0"
         self.digestAlgorithm = digestAlgorithm
@@ -41,6 +45,7 @@ public struct MobileSecurityObject: Sendable, Hashable {
         self.deviceKeyInfoOther = []
         self.docType = docType
         self.validityInfo = validityInfo
+        self.status = status
     }
 
     public init(cbor value: CBOR) throws(ISO18013Error) {
@@ -84,6 +89,7 @@ public struct MobileSecurityObject: Sendable, Hashable {
         validityInfo = ValidityInfo(
             signed: try date("signed"), validFrom: try date("validFrom"), validUntil: try date("validUntil"),
             expectedUpdate: validity["expectedUpdate"]?.dateValue)
+        status = value["status"]
     }
 
     /// The MSO map, fields in the standard's order, namespaces and digest IDs sorted.
@@ -101,12 +107,14 @@ public struct MobileSecurityObject: Sendable, Hashable {
             CBORMapEntry("validUntil", .tdate(validityInfo.validUntil)),
         ]
         if let u = validityInfo.expectedUpdate { validity.append(CBORMapEntry("expectedUpdate", .tdate(u))) }
-        return .map([
+        var fields: [CBORMapEntry] = [
             CBORMapEntry("version", .text(version)), CBORMapEntry("digestAlgorithm", .text(digestAlgorithm)),
             CBORMapEntry("valueDigests", .map(digests)),
             CBORMapEntry("deviceKeyInfo", .map([CBORMapEntry("deviceKey", deviceKey.cbor)] + deviceKeyInfoOther)),
             CBORMapEntry("docType", .text(docType)), CBORMapEntry("validityInfo", .map(validity)),
-        ])
+        ]
+        if let status { fields.append(CBORMapEntry("status", status)) }
+        return .map(fields)
     }
 
     /// The digest function the MSO names, or nil for one we do not support.

@@ -56,29 +56,6 @@ public enum ReaderAuthentication {
             ]))
     }
 
-    /// `ReaderAuthenticationAllBytes = #6.24(bstr .cbor ["ReaderAuthenticationAll",
-    /// SessionTranscript, [+ ItemsRequestBytes], DeviceRequestInfoBytes / null])` (1.1).
-    public static func allBytes(transcript: SessionTranscript, request: DeviceRequest) -> [UInt8] {
-        CBOR.taggedBytes(
-            CBOR.encodedArray(
-                allMembers(transcript: transcript, request: request) + [
-                    request.deviceRequestInfo?.taggedEncoding ?? CBOR.null.encoded()
-                ]))
-    }
-
-    /// The 3-member form some implementations sign (no DeviceRequestInfoBytes member),
-    /// accepted when verifying for interoperability.
-    static func allBytesWithoutInfo(transcript: SessionTranscript, request: DeviceRequest) -> [UInt8] {
-        CBOR.taggedBytes(CBOR.encodedArray(allMembers(transcript: transcript, request: request)))
-    }
-
-    private static func allMembers(transcript: SessionTranscript, request: DeviceRequest) -> [[UInt8]] {
-        [
-            CBOR.text("ReaderAuthenticationAll").encoded(), transcript.encoded,
-            CBOR.encodedArray(request.docRequests.map(\.itemsRequestBytes.taggedEncoding)),
-        ]
-    }
-
     /// Signs a doc request as a reader: a detached COSE_Sign1 with the chain in x5chain.
     public static func sign(
         transcript: SessionTranscript, itemsRequestBytes: EmbeddedCBOR, key: PrivateKey, algorithm: SignatureAlgorithm,
@@ -156,36 +133,29 @@ public enum ReaderAuthentication {
         return nil
     }
 
-    /// Reader authentication for a doc request: its own readerAuth if present, otherwise
-    /// the request's readerAuthAll (1.1).
+    /// Reader authentication for a doc request: its own readerAuth and the request's
+    /// readerAuthAll (1.1). Where both are present each is checked and the result is the one
+    /// that did worse (a failing signature is never hidden by a good one).
     public static func verify(
         docRequest: DocRequest, in request: DeviceRequest, transcript: SessionTranscript, trustAnchors: [Certificate],
         at time: Date
     ) -> ReaderAuthenticationResult {
-        if let auth = docRequest.readerAuth {
-            return verify(
-                auth, payloads: [bytes(transcript: transcript, itemsRequestBytes: docRequest.itemsRequestBytes)],
-                trustAnchors: trustAnchors, at: time)
-        }
-        return verifyAll(request: request, transcript: transcript, trustAnchors: trustAnchors, at: time)
+        let all = ReaderAuthenticationAll.verify(
+            request: request, sessionTranscript: transcript, trustAnchors: trustAnchors, at: time)
+        guard let auth = docRequest.readerAuth else { return all }
+        let own = verify(
+            auth, payloads: [bytes(transcript: transcript, itemsRequestBytes: docRequest.itemsRequestBytes)],
+            trustAnchors: trustAnchors, at: time)
+        guard all.status != .absent else { return own }
+        return rank(all.status) < rank(own.status) ? all : own
     }
 
-    /// readerAuthAll: trusted when any of its signatures is trusted; otherwise the first result.
-    /// A "1.0" request has no readerAuthAll: whatever it carries is ignored (`.absent`).
-    public static func verifyAll(
-        request: DeviceRequest, transcript: SessionTranscript, trustAnchors: [Certificate], at time: Date
-    ) -> ReaderAuthenticationResult {
-        guard !DeviceRequest.isFirstEdition(request.version) else { return .absent }
-        let payloads = [
-            allBytes(transcript: transcript, request: request),
-            allBytesWithoutInfo(transcript: transcript, request: request),
-        ]
-        var first: ReaderAuthenticationResult?
-        for auth in request.readerAuthAll {
-            let r = verify(auth, payloads: payloads, trustAnchors: trustAnchors, at: time)
-            if r.isTrusted { return r }
-            if first == nil { first = r }
+    /// Worse first: invalid, untrusted, trusted.
+    private static func rank(_ status: ReaderAuthenticationResult.Status) -> Int {
+        switch status {
+        case .invalid: 0
+        case .untrusted: 1
+        case .absent, .trusted: 2
         }
-        return first ?? .absent
     }
 }

@@ -26,10 +26,12 @@ public enum MdocIssuer {
     ///   - documentSignerChain: the document signer certificate first, then any intermediates
     ///     (not the IACA root). One certificate goes into x5chain as a single bstr.
     ///   - validFrom, validUntil, signed: the MSO validityInfo (whole seconds are used).
+    ///   - status: the MSO `status` (a Token Status List reference), if any.
     public static func issue(
         docType: String, nameSpaces: [(String, [(String, CBOR)])], deviceKey: PublicKey,
         documentSignerKey: PrivateKey, documentSignerChain: [Certificate], validFrom: Date, validUntil: Date,
-        signed: Date = Date(), expectedUpdate: Date? = nil, digestAlgorithm: DigestAlgorithm = .sha256
+        signed: Date = Date(), expectedUpdate: Date? = nil, digestAlgorithm: DigestAlgorithm = .sha256,
+        status: CBOR? = nil
     ) throws(IssuerError) -> IssuerSigned {
         try checkArguments(
             docType: docType, nameSpaces: nameSpaces, documentSignerKey: documentSignerKey,
@@ -62,7 +64,7 @@ public enum MdocIssuer {
             docType: docType,
             validityInfo: .init(
                 signed: wholeSeconds(signed), validFrom: wholeSeconds(validFrom), validUntil: wholeSeconds(validUntil),
-                expectedUpdate: expectedUpdate.map(wholeSeconds)))
+                expectedUpdate: expectedUpdate.map(wholeSeconds)), status: status)
         // MobileSecurityObjectBytes = #6.24(bstr .cbor MobileSecurityObject).
         let msoBytes = EmbeddedCBOR(mso.cbor).taggedEncoding
         let issuerAuth: COSESign1
@@ -79,12 +81,12 @@ public enum MdocIssuer {
     /// Issues the claims of a claims file with a test PKI's document signer.
     public static func issue(
         _ claims: DocumentClaims, deviceKey: PublicKey, pki: TestPKI, validFrom: Date, validUntil: Date,
-        signed: Date = Date(), digestAlgorithm: DigestAlgorithm = .sha256
+        signed: Date = Date(), digestAlgorithm: DigestAlgorithm = .sha256, status: CBOR? = nil
     ) throws(IssuerError) -> IssuerSigned {
         try issue(
             docType: claims.docType, nameSpaces: claims.nameSpaces, deviceKey: deviceKey,
             documentSignerKey: pki.documentSignerKey, documentSignerChain: [pki.documentSigner], validFrom: validFrom,
-            validUntil: validUntil, signed: signed, digestAlgorithm: digestAlgorithm)
+            validUntil: validUntil, signed: signed, digestAlgorithm: digestAlgorithm, status: status)
     }
 
     /// The "document" file form: a DeviceResponse-shaped container without deviceSigned,

@@ -48,6 +48,8 @@ public struct CredentialIssuance: Sendable {
 
     /// IACA certificates received credentials must chain to.
     public var trustAnchors: [Certificate]
+    /// IACAs from VICALs, each trusted for the docTypes its list names only.
+    public var scopedAnchors: [IssuerTrust.ScopedAnchor] = []
     /// CA certificates for TLS beside the system trust store (`--tls-ca`).
     public var tlsCAs: [Certificate]
     /// The secure area new keys are made in (the store's default when nil).

@@ -31,7 +31,7 @@ extension IssuanceFlow {
         do {
             ids = try store.receive(
                 issued, keys: keys, docType: docType, from: source, trustAnchors: issuance.trustAnchors,
-                at: issuance.now(), completingPending: pendingID)
+                at: issuance.now(), completingPending: pendingID, scopedAnchors: issuance.scopedAnchors)
         } catch {
             let notified = await notify(
                 source, token: token, event: .credentialFailure, description: "the holder's checks refused it")

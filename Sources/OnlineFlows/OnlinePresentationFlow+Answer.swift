@@ -23,9 +23,9 @@ extension OnlinePresentationFlow {
             (parameters, match) = try prepare(request, requester: verified.requester, into: &outcome)
         } catch {
             switch error {
-            case .refused(let error):
-                return await refuse(
-                    request, error, docTypes: requested, decision: .failed(reason: error.description), outcome)
+            case .refused(let error, let withheld):
+                let reason = ([error.description] + withheld).joined(separator: "; ")
+                return await refuse(request, error, docTypes: requested, decision: .failed(reason: reason), outcome)
             case .storeUnreadable(let error): throw .store(error)
             }
         }
@@ -55,13 +55,14 @@ extension OnlinePresentationFlow {
     /// Why a verified request cannot be answered: refused (the verifier is told), or the
     /// store could not be read.
     private enum Unanswerable: Error {
-        case refused(AuthorizationError)
+        /// With why each requested credential left out for its status was (for the history).
+        case refused(AuthorizationError, withheld: [String] = [])
         case storeUnreadable(WalletError)
     }
 
     /// Where and how to answer, and the store's valid credentials the request's DCQL query
     /// matches. A row `credentials list` marks damaged is left out, and said once (which and
-    /// why).
+    /// why); so is a credential whose last known status is INVALID or SUSPENDED.
     private func prepare(_ request: AuthorizationRequest, requester: Requester, into outcome: inout OnlineOutcome)
         throws(Unanswerable) -> (ResponseParameters, DCQLMatch)
     {
@@ -74,20 +75,26 @@ extension OnlinePresentationFlow {
         let credentials: [PresentableCredential]
         let sdJWTs: [PresentableSDJWT]
         var warnings: [String] = []
+        var withheld: [WithheldCredential] = []
         do {
-            credentials = try store.presentableCredentials(at: time) { warnings.append("not presented: \($0)") }
-            sdJWTs = try store.presentableSDJWTs(at: time) { warnings.append("not presented: \($0)") }
+            credentials = try store.presentableCredentials(
+                at: time, unreadable: { warnings.append("not presented: \($0)") }, withheld: { withheld.append($0) })
+            sdJWTs = try store.presentableSDJWTs(
+                at: time, unreadable: { warnings.append("not presented: \($0)") }, withheld: { withheld.append($0) })
         } catch {
             throw .storeUnreadable(error)
         }
-        outcome.warnings += warnings
+        let requested = Set(Self.docTypes(of: request.dcqlQuery))
+        // The doc type is the issuer's text: whoever prints a warning or the history escapes it.
+        let reasons = withheld.filter { requested.contains($0.docType) }.map { $0.reason(name: $0.docType) }
+        outcome.warnings += warnings + reasons
         let match: DCQLMatch
         do {
             match = try DCQLMatcher.match(
                 request.dcqlQuery, credentials: credentials, sdJWTs: sdJWTs, requester: requester,
                 clientMetadata: request.clientMetadata)
         } catch {
-            throw .refused(error)
+            throw .refused(error, withheld: reasons)
         }
         return (parameters, match)
     }

@@ -267,14 +267,10 @@ public enum DCQLMatcher {
             let all = Set(query.credentials.map(\.id))
             return all.isSubset(of: satisfied) ? all : nil
         }
-        var chosen = Set<String>()
-        for set in sets {
-            if let option = set.options.first(where: { Set($0).isSubset(of: satisfied) }) {
-                chosen.formUnion(option)
-            } else if set.required {
-                return nil
-            }
-        }
+        let resolution = OptionMatching.resolve(
+            sets.map { OptionMatching.OptionSet(options: $0.options, required: $0.required) }, satisfied: satisfied)
+        guard resolution.unsatisfiedRequired.isEmpty else { return nil }
+        let chosen = resolution.answered
         return chosen.isEmpty ? nil : chosen
     }
 

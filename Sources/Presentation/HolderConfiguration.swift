@@ -37,6 +37,9 @@ public struct HolderConfiguration: Sendable {
     public var consentTimeout: Duration
     /// Bounds on the CBOR of reader messages.
     public var decodingLimits: CBORDecodingLimits
+    /// Faults in the engine, for the fault holder: test support only; the shipped commands
+    /// never set it (none, the default, leaves the engine unchanged).
+    @_spi(TestFaults) public var testFaults: HolderTestFaults = []
 
     public init(
         readerTrustAnchors: [Certificate] = [], untrustedReaders: UntrustedReaderPolicy = .ask,

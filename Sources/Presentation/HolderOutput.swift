@@ -61,15 +61,19 @@ public struct PresentationRecord: Sendable, Equatable {
     /// The stored credential that answered (for `.sent`): the store marks which of its copies
     /// was shown.
     public var credentialID: String?
+    /// The second-edition use case this document answered (``ConsentUseCase/summary``), if any.
+    public var useCase: String?
 
     public init(
-        requester: Requester, docType: String, elementsSent: [ElementID], outcome: Outcome, credentialID: String? = nil
+        requester: Requester, docType: String, elementsSent: [ElementID], outcome: Outcome, credentialID: String? = nil,
+        useCase: String? = nil
     ) {
         self.requester = requester
         self.docType = docType
         self.elementsSent = elementsSent
         self.outcome = outcome
         self.credentialID = credentialID
+        self.useCase = useCase
     }
 }
 

@@ -194,7 +194,9 @@ public struct HolderSession: Sendable {
     private mutating func handleRequest(_ bytes: [UInt8], at now: Date) -> [HolderOutput] {
         let request: DeviceRequest
         do {
-            request = try DeviceRequest(bytes: bytes, limits: configuration.decodingLimits)
+            request = try DeviceRequest(
+                bytes: configuration.testFaults.requestBytes(bytes, limits: configuration.decodingLimits),
+                limits: configuration.decodingLimits)
         } catch {
             // Answer inside the session (DeviceResponse status 11 or 12), then end it.
             let status: DeviceResponseStatus

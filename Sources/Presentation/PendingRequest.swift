@@ -5,6 +5,12 @@ import MdocCrypto
 
 /// A decrypted DeviceRequest, with each DocRequest's reader authentication, the credential
 /// that would answer it, and whether policy refuses it before the user is asked.
+///
+/// Second-edition requests ("1.1") are matched with ``OptionMatching``: an element the
+/// credential lacks is answered by the first `alternativeDataElements` set it holds whole,
+/// `issuerIdentifiers` restrict the credentials, and each use case of `deviceRequestInfo`
+/// is answered by its first document set whose documents can all be answered. A "1.0"
+/// request is matched as the first edition says (its `requestInfo` keys are not read).
 struct PendingRequest: Sendable {
     struct Doc: Sendable {
         var docRequest: DocRequest
@@ -12,11 +18,35 @@ struct PendingRequest: Sendable {
         var credential: PresentableCredential?
         /// Why policy refuses this document without asking, if it does.
         var refusal: String?
+        /// What the user is asked for this document: each requested element (available or
+        /// not) and the alternatives answering in place of missing ones.
+        var elements: [RequestedElement]
+        /// `maximumResponseSize` of this DocRequest (second edition).
+        var maximumResponseSize: Int?
+        /// The use case this document answers, for the history.
+        var useCase: ConsentUseCase?
+
+        init(
+            docRequest: DocRequest, requester: Requester, credential: PresentableCredential?, refusal: String?,
+            info: DocRequestInfo = DocRequestInfo()
+        ) {
+            self.docRequest = docRequest
+            self.requester = requester
+            self.credential = credential
+            self.refusal = refusal
+            self.elements = RequestMatching.elements(docRequest.itemsRequest, info: info, credential: credential)
+            self.maximumResponseSize = info.maximumResponseSize
+        }
     }
 
     var docs: [Doc]
     var requester: Requester
     var consentRequest: ConsentRequest?
+    /// The use cases of a second-edition request, as the user is shown them.
+    var useCases: [ConsentUseCase] = []
+
+    /// The smallest `maximumResponseSize` of the documents that may be answered.
+    var maximumResponseSize: Int? { docs.filter { $0.refusal == nil }.compactMap(\.maximumResponseSize).min() }
 
     static func analyse(
         _ request: DeviceRequest, transcript: SessionTranscript, credentials: [PresentableCredential],
@@ -24,10 +54,13 @@ struct PendingRequest: Sendable {
     ) -> PendingRequest {
         var docs: [Doc] = []
         var warnings: [String] = []
+        let secondEdition = !DeviceRequest.isFirstEdition(request.version)
         for docRequest in request.docRequests {
-            let auth = ReaderAuthentication.verify(
-                docRequest: docRequest, in: request, transcript: transcript,
-                trustAnchors: configuration.readerTrustAnchors, at: now)
+            let auth = configuration.testFaults.authentication(
+                ReaderAuthentication.verify(
+                    docRequest: docRequest, in: request, transcript: transcript,
+                    trustAnchors: configuration.readerTrustAnchors, at: now),
+                docRequest: docRequest, in: request, trustAnchors: configuration.readerTrustAnchors, at: now)
             let requester = Requester(auth)
             var refusal: String?
             if !auth.isTrusted {
@@ -37,31 +70,35 @@ struct PendingRequest: Sendable {
                 case .allow: break
                 }
             }
-            let docType = docRequest.itemsRequest.docType
+            var info = DocRequestInfo()
+            if secondEdition {
+                do {
+                    info = try docRequest.itemsRequest.docRequestInfo()
+                    configuration.testFaults.apply(to: &info)
+                } catch {
+                    refusal = refusal ?? "unreadable requestInfo: \(error)"
+                }
+            }
+            let credential = RequestMatching.credential(for: docRequest.itemsRequest, info: info, among: credentials)
             docs.append(
-                Doc(
-                    docRequest: docRequest, requester: requester,
-                    credential: credentials.first { $0.docType == docType }, refusal: refusal))
+                Doc(docRequest: docRequest, requester: requester, credential: credential, refusal: refusal, info: info))
         }
+        let useCases = RequestMatching.applyUseCases(request, to: &docs)
         let requester = docs.first?.requester ?? Requester(ReaderAuthenticationResult.absent)
         let askable = docs.filter { $0.refusal == nil && $0.credential != nil }
         var consentRequest: ConsentRequest?
         if !askable.isEmpty {
             let documents = askable.map { doc in
-                let available = doc.credential!.elements
-                return DocumentRequest(
+                DocumentRequest(
                     docType: doc.docRequest.itemsRequest.docType, credentialID: doc.credential!.id,
-                    elements: doc.docRequest.itemsRequest.requestedElements.map { ns, element in
-                        let id = ElementID(ns, element.identifier)
-                        return RequestedElement(
-                            id, intentToRetain: element.intentToRetain, available: available.contains(id))
-                    }, requester: doc.requester)
+                    elements: doc.elements, requester: doc.requester)
             }
             consentRequest = ConsentRequest(
                 channel: .ble, requester: askable[0].requester, documents: documents,
-                warning: warnings.isEmpty ? nil : Array(Set(warnings)).sorted().joined(separator: " "))
+                warning: warnings.isEmpty ? nil : Array(Set(warnings)).sorted().joined(separator: " "),
+                useCases: useCases)
         }
-        return PendingRequest(docs: docs, requester: requester, consentRequest: consentRequest)
+        return PendingRequest(docs: docs, requester: requester, consentRequest: consentRequest, useCases: useCases)
     }
 }
 

@@ -37,16 +37,13 @@ public enum ReaderAuthenticationFault: String, Sendable, CaseIterable {
                 readerAuth = try COSESign1.sign(
                     payload: recorded, detached: false, key: identity.key, algorithm: algorithm, unprotected: x5chain)
             case .unprotectedAlgorithm:
-                let payload = ReaderAuthentication.bytes(
-                    transcript: session.transcript, itemsRequestBytes: itemsRequestBytes)
-                let signature = try identity.key.sign(
-                    COSESign1.sigStructure(protected: [], payload: payload), algorithm: algorithm)
-                readerAuth = try COSESign1(
-                    cbor: .array([
-                        .bytes([]), .map([CBORMapEntry(COSEHeaderLabel.algorithm, .int(algorithm.rawValue))] + x5chain),
-                        .null, .bytes(signature),
-                    ]))
+                readerAuth = try ReaderAuthentication.signWithUnprotectedAlgorithm(
+                    payload: ReaderAuthentication.bytes(
+                        transcript: session.transcript, itemsRequestBytes: itemsRequestBytes),
+                    key: identity.key, algorithm: algorithm, chain: identity.chain)
             }
+        } catch let error as ISO18013Error {
+            throw error
         } catch let error as CryptoError {
             throw .crypto(error)
         } catch let error as COSEError {

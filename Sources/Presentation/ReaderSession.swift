@@ -32,8 +32,9 @@ public struct ReaderSession: Sendable {
     public let eReaderKey: PrivateKey
     /// The session keys and counters (``ReaderSession+Crafted`` sends what the engine would not).
     var encryption: SessionEncryption
-    private let identity: ReaderIdentity?
-    private let trustAnchors: [Certificate]
+    /// Reader authentication key and chain (``ReaderSession+Authentication`` signs with it).
+    let identity: ReaderIdentity?
+    private let issuerTrust: IssuerTrust
 
     /// - Parameters:
     ///   - trustAnchors: IACA roots that issuers must chain to.
@@ -42,8 +43,18 @@ public struct ReaderSession: Sendable {
         engagement: DeviceEngagement, trustAnchors: [Certificate], identity: ReaderIdentity? = nil,
         handover: CBOR = .null
     ) throws(ISO18013Error) {
+        try self.init(
+            engagement: engagement, issuerTrust: IssuerTrust(anchors: trustAnchors), identity: identity,
+            handover: handover)
+    }
+
+    /// A session whose issuers must chain to `issuerTrust` (IACAs possibly scoped to docTypes).
+    public init(
+        engagement: DeviceEngagement, issuerTrust: IssuerTrust, identity: ReaderIdentity? = nil,
+        handover: CBOR = .null
+    ) throws(ISO18013Error) {
         self.engagement = engagement
-        self.trustAnchors = trustAnchors
+        self.issuerTrust = issuerTrust
         self.identity = identity
         do {
             eReaderKey = try PrivateKey.generate(engagement.eDeviceKey.curve)
@@ -66,26 +77,6 @@ public struct ReaderSession: Sendable {
 
     /// EReaderKeyBytes as this session's transcript holds them.
     public let eReaderKeyBytes: EmbeddedCBOR
-
-    /// The DeviceRequest for these ItemsRequests, each signed when an identity is set.
-    public func deviceRequest(_ items: [ItemsRequest]) throws(ISO18013Error) -> DeviceRequest {
-        var docs: [DocRequest] = []
-        for item in items {
-            let unsigned = DocRequest(itemsRequest: item)
-            guard let identity else {
-                docs.append(unsigned)
-                continue
-            }
-            guard let algorithm = identity.key.curve.preferredSignatureAlgorithm else {
-                throw .invalid(structure: "reader key", reason: "a \(identity.key.curve.rawValue) key cannot sign")
-            }
-            let auth = try ReaderAuthentication.sign(
-                transcript: transcript, itemsRequestBytes: unsigned.itemsRequestBytes, key: identity.key,
-                algorithm: algorithm, certificateChain: identity.chain)
-            docs.append(try DocRequest(itemsRequestBytes: unsigned.itemsRequestBytes, readerAuth: auth))
-        }
-        return DeviceRequest(docRequests: docs)
-    }
 
     /// The first message: SessionEstablishment carrying the encrypted DeviceRequest.
     public mutating func establishment(requesting items: [ItemsRequest]) throws(ISO18013Error) -> [UInt8] {
@@ -115,7 +106,7 @@ public struct ReaderSession: Sendable {
         guard let ciphertext = data.data else { return .ended(status: data.status ?? 0) }
         let plaintext = try encryption.decrypt(ciphertext)
         let verified = try ResponseVerifier.verify(
-            plaintext, transcript: transcript, trustAnchors: trustAnchors, eReaderKey: eReaderKey, at: time)
+            plaintext, transcript: transcript, issuerTrust: issuerTrust, eReaderKey: eReaderKey, at: time)
         return .response(verified, raw: plaintext, ended: data.knownStatus == .sessionTermination)
     }
 }

@@ -13,7 +13,7 @@ struct ResponseBuilder {
     let deviceAuth: DeviceAuthMode
 
     func build(_ request: PendingRequest, decision: ConsentDecision) -> (DeviceResponse, [PresentationRecord]) {
-        var documents: [Document] = []
+        var drafts: [DraftDocument] = []
         var documentErrors: [(docType: String, code: Int)] = []
         var records: [PresentationRecord] = []
         for doc in request.docs {
@@ -31,17 +31,14 @@ struct ResponseBuilder {
                 notReturned(.notReturned(reason: "no credential of this doc type"))
                 continue
             }
-            let requested = doc.docRequest.itemsRequest.requestedElements.map {
-                ElementID($0.nameSpace, $0.element.identifier)
-            }
-            let available = credential.elements
-            let approved = decision.approved(for: docType).intersection(requested).intersection(available)
+            // What may go out: the requested elements the credential holds and the
+            // alternatives answering in place of missing ones.
+            let offered = Set(doc.elements.filter(\.available).map(\.id))
+            let approved = decision.approved(for: docType).intersection(offered)
             guard !approved.isEmpty else {
                 notReturned(.declined)
                 continue
             }
-            var byNameSpace: [String: Set<String>] = [:]
-            for id in approved { byNameSpace[id.nameSpace, default: []].insert(id.identifier) }
             let deviceSigned: DeviceSigned
             do {
                 deviceSigned = try sign(credential: credential, docType: docType)
@@ -59,20 +56,17 @@ struct ResponseBuilder {
                     continue
                 }
             }
-            var seen = Set<ElementID>()
-            let errors = requested.filter { !approved.contains($0) && seen.insert($0).inserted }.map {
-                (nameSpace: $0.nameSpace, element: $0.identifier, code: ErrorCode.dataNotReturned)
-            }
-            documents.append(
-                Document(
-                    docType: docType, issuerSigned: credential.issuerSigned.disclosing(byNameSpace),
-                    deviceSigned: deviceSigned, errors: errors))
+            drafts.append(
+                DraftDocument(
+                    docType: docType, credential: credential,
+                    requested: doc.elements.filter { $0.alternativeFor == nil }.map(\.id),
+                    disclosed: approved, deviceSigned: deviceSigned, record: records.count))
             records.append(
                 PresentationRecord(
                     requester: doc.requester, docType: docType, elementsSent: approved.sorted(), outcome: .sent,
-                    credentialID: credential.id))
+                    credentialID: credential.id, useCase: doc.useCase?.summary))
         }
-        return (DeviceResponse(documents: documents, documentErrors: documentErrors), records)
+        return fitted(drafts, documentErrors: documentErrors, records: records, limit: request.maximumResponseSize)
     }
 
     /// deviceMac when asked for (or when the key cannot sign) and the reader key shares the

@@ -50,11 +50,21 @@ public enum ResponseVerifier {
         _ bytes: [UInt8], transcript: SessionTranscript, trustAnchors: [Certificate], eReaderKey: PrivateKey?,
         at time: Date = Date()
     ) throws(ISO18013Error) -> VerifiedResponse {
+        try verify(
+            bytes, transcript: transcript, issuerTrust: IssuerTrust(anchors: trustAnchors), eReaderKey: eReaderKey,
+            at: time)
+    }
+
+    /// The same, with IACAs that may be scoped to docTypes (from a VICAL).
+    public static func verify(
+        _ bytes: [UInt8], transcript: SessionTranscript, issuerTrust: IssuerTrust, eReaderKey: PrivateKey?,
+        at time: Date = Date()
+    ) throws(ISO18013Error) -> VerifiedResponse {
         let response = try DeviceResponse(bytes: bytes)
         var documents: [VerifiedDocument] = []
         for doc in response.documents {
             let issuer = IssuerDataAuthentication.verify(
-                doc.issuerSigned, docType: doc.docType, trustAnchors: trustAnchors, at: time)
+                doc.issuerSigned, docType: doc.docType, trust: issuerTrust, at: time)
             var deviceFailure: String?
             var kind = "deviceSignature"
             if case .mac = doc.deviceSigned.deviceAuth { kind = "deviceMac" }

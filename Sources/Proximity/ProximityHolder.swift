@@ -54,6 +54,10 @@ public struct ProximityHolder: Sendable {
     /// for a controller that loses ATT packets larger than its ACL buffers (the VM tier's
     /// btvirt, as a central). Nil: the standard's size.
     public var maximumChunkSize: Int?
+    /// The engagement's version: "1.1" (the default) carries OriginInfos (empty, as for a QR
+    /// engagement) and Capabilities (ReaderAuthAll and extended request support); "1.0"
+    /// neither, for a reader that refuses a second-edition engagement.
+    public var engagementVersion = EngagementVersion.secondEdition
     /// Central-client mode: use the reader's L2CAP channel when its service has the L2CAP PSM
     /// characteristic (after the Ident matched); GATT when it has none or the channel does
     /// not open.
@@ -130,7 +134,7 @@ public struct ProximityHolder: Sendable {
                         peripheralServerMode: peripheralUUID != nil, centralClientMode: centralUUID != nil,
                         peripheralServerUUID: peripheralUUID?.bytes, centralClientUUID: centralUUID?.bytes,
                         l2capPSM: l2capPSM.map { UInt64($0) }))
-            ])
+            ], version: engagementVersion)
     }
 }
 

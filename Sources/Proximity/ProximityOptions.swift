@@ -1,5 +1,6 @@
 import BLETransport
 import Consent
+import ISO18013
 import Presentation
 
 /// The BLE modes a holder's engagement offers, as `present --mode`, `serve --mode` and
@@ -32,11 +33,18 @@ public struct ProximityOptions: Sendable, Hashable {
     /// The largest BLE chunk to send (``ProximityHolder/maximumChunkSize``); nil: the
     /// standard's size.
     public var maximumChunkSize: Int?
+    /// The DeviceEngagement version (``ProximityHolder/engagementVersion``): "1.1" with
+    /// Capabilities unless a first-edition engagement is asked for.
+    public var engagementVersion: EngagementVersion
 
-    public init(modes: ProximityModeOption = .peripheral, l2cap: Bool = false, maximumChunkSize: Int? = nil) {
+    public init(
+        modes: ProximityModeOption = .peripheral, l2cap: Bool = false, maximumChunkSize: Int? = nil,
+        engagementVersion: EngagementVersion = .secondEdition
+    ) {
         self.modes = modes
         self.l2cap = l2cap
         self.maximumChunkSize = maximumChunkSize
+        self.engagementVersion = engagementVersion
     }
 
     /// The smallest chunk cap: a chunk at the ATT minimum MTU.
@@ -72,6 +80,7 @@ public struct ProximityOptions: Sendable, Hashable {
         holder.l2capListener = l2cap && modes.offers(.peripheralServer) ? l2capListener : nil
         holder.centralL2CAP = l2cap && modes.offers(.centralClient)
         holder.maximumChunkSize = maximumChunkSize
+        holder.engagementVersion = engagementVersion
         return holder
     }
 }

@@ -33,6 +33,7 @@ public struct TerminalConsentPrompt: ConsentPrompt {
         let channel = request.channel == .ble ? "Bluetooth LE" : "online"
         io.write("\n=== Request for your documents (\(channel)) ===\n")
         if let warning = request.warning { io.write("WARNING: \(RemoteText.printable(warning, limit: 600))\n") }
+        writeUseCases(request.useCases)
         var offered: [(docType: String, id: ElementID)] = []
         for doc in request.documents {
             io.write("From: \(Self.requester(doc.requester))\n")
@@ -41,6 +42,9 @@ public struct TerminalConsentPrompt: ConsentPrompt {
                 var notes: [String] = []
                 if element.intentToRetain { notes.append("the requester will keep it") }
                 if element.required { notes.append("required") }
+                if let original = element.alternativeFor {
+                    notes.append("in place of \(RemoteText.quoted(original.description)), not in your credential")
+                }
                 if element.available {
                     offered.append((doc.docType, element.id))
                     let n = String(offered.count).padding(toLength: 3, withPad: " ", startingAt: 0)
@@ -70,6 +74,27 @@ public struct TerminalConsentPrompt: ConsentPrompt {
                 io.write("Please answer a, c or d.\n")
                 return nil
             }
+        }
+    }
+
+    /// The use cases of a second-edition request: what each is for, which documents answer
+    /// it, and the mandatory ones none of your credentials can answer.
+    private func writeUseCases(_ useCases: [ConsentUseCase]) {
+        for useCase in useCases {
+            let kind = useCase.mandatory ? "mandatory" : "optional"
+            var line = "Use case \(useCase.index + 1) (\(kind))"
+            if !useCase.purposeHints.isEmpty {
+                let hints = useCase.purposeHints.sorted { $0.key < $1.key }.map {
+                    "\(RemoteText.quoted($0.key)) = \($0.value)"
+                }
+                line += ", purpose \(hints.joined(separator: ", "))"
+            }
+            if let docTypes = useCase.answeredBy {
+                line += ": answered by \(docTypes.map { RemoteText.quoted($0) }.joined(separator: ", "))"
+            } else {
+                line += ": none of your credentials can answer it"
+            }
+            io.write(line + "\n")
         }
     }
 

@@ -33,6 +33,9 @@ public struct CredentialSummary: Sendable, Hashable, Codable {
     public var copies: Int?
     /// How many of them were never presented yet.
     public var unusedCopies: Int?
+    /// What the issuer's status list said at the last check (`credentials status`); nil
+    /// before the first answer, and for a credential without a status list reference.
+    public var lastStatus: LastKnownStatus? = nil
 
     /// Whether the MSO is valid at `time`.
     public func isValid(at time: Date = Date()) -> Bool { validFrom <= time && time <= validUntil }
@@ -66,6 +69,8 @@ public struct CredentialDetail: Sendable, Hashable, Codable {
     /// Curve of the device key the MSO binds the credential to ("P-256", ...).
     public let deviceKeyCurve: String
     public let elements: [Element]
+    /// What the issuer's status list said at the last check; nil before the first answer.
+    public internal(set) var lastStatus: LastKnownStatus? = nil
 }
 
 /// A credential as the presentation engines use it: the issuer-signed data exactly as

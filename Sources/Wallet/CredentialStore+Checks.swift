@@ -50,7 +50,7 @@ extension CredentialStore {
     }
 
     static func check(
-        _ entry: CredentialFile.Entry, publicKey: PublicKey, trustAnchors: [Certificate], verifyIssuer: Bool,
+        _ entry: CredentialFile.Entry, publicKey: PublicKey, trustAnchors: IssuerTrust, verifyIssuer: Bool,
         at time: Date, mismatch: (Int, String) -> WalletError
     ) throws(WalletError) -> Checked {
         try check(
@@ -60,7 +60,7 @@ extension CredentialStore {
 
     /// Steps 2 to 5 of a parsed document.
     static func check(
-        _ document: ParsedDocument, publicKey: PublicKey, trustAnchors: [Certificate], verifyIssuer: Bool,
+        _ document: ParsedDocument, publicKey: PublicKey, trustAnchors: IssuerTrust, verifyIssuer: Bool,
         at time: Date, mismatch: (Int, String) -> WalletError
     ) throws(WalletError) -> Checked {
         let (entry, mso, n) = (document.entry, document.mso, document.entry.index)
@@ -79,7 +79,7 @@ extension CredentialStore {
         // 4. Issuer data authentication.
         if verifyIssuer {
             let result = IssuerDataAuthentication.verify(
-                document.issuerSigned, docType: mso.docType, trustAnchors: trustAnchors, at: time)
+                document.issuerSigned, docType: mso.docType, trust: trustAnchors, at: time)
             guard result.isValid else {
                 throw .issuerAuthenticationFailed(document: n, docType: mso.docType, failures: result.failures)
             }

@@ -34,12 +34,14 @@ extension CredentialStore {
     @discardableResult
     public func `import`(
         fileBytes: [UInt8], deviceKeyPEM: String?, trustAnchors: [Certificate], verifyIssuer: Bool = true,
-        at time: Date = Date()
+        at time: Date = Date(), scopedAnchors: [IssuerTrust.ScopedAnchor] = []
     ) throws(WalletError) -> [String] {
         let file = try CredentialFile(bytes: fileBytes)
         let deviceKey = try Self.readDeviceKey(deviceKeyPEM)
         let checked = try Self.checkAll(
-            file, publicKey: deviceKey.publicKey, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time
+            file, publicKey: deviceKey.publicKey,
+            trustAnchors: IssuerTrust(anchors: trustAnchors, scopedAnchors: scopedAnchors), verifyIssuer: verifyIssuer,
+            at: time
         ) { n, docType in .deviceKeyMismatch(document: n, docType: docType) }
         let (key, isNew) = try keyForImport(deviceKey)
         return try store(checked, key: key, isNew: isNew)
@@ -87,18 +89,20 @@ extension CredentialStore {
     @discardableResult
     public func `import`(
         fileBytes: [UInt8], keyID: String, trustAnchors: [Certificate], verifyIssuer: Bool = true,
-        at time: Date = Date()
+        at time: Date = Date(), scopedAnchors: [IssuerTrust.ScopedAnchor] = []
     ) throws(WalletError) -> [String] {
         let file = try CredentialFile(bytes: fileBytes)
         let (key, publicKey) = try storedKeyWithPublicKey(id: keyID)
         let checked = try Self.checkAll(
-            file, publicKey: publicKey, trustAnchors: trustAnchors, verifyIssuer: verifyIssuer, at: time
+            file, publicKey: publicKey,
+            trustAnchors: IssuerTrust(anchors: trustAnchors, scopedAnchors: scopedAnchors), verifyIssuer: verifyIssuer,
+            at: time
         ) { n, docType in .keyDoesNotMatch(keyID: keyID, document: n, docType: docType) }
         return try store(checked, key: key, isNew: false)
     }
 
     private static func checkAll(
-        _ file: CredentialFile, publicKey: PublicKey, trustAnchors: [Certificate], verifyIssuer: Bool, at time: Date,
+        _ file: CredentialFile, publicKey: PublicKey, trustAnchors: IssuerTrust, verifyIssuer: Bool, at time: Date,
         mismatch: (Int, String) -> WalletError
     ) throws(WalletError) -> [Checked] {
         var checked: [Checked] = []

@@ -1,5 +1,6 @@
 import Consent
 import Foundation
+import ISO18013
 import MdocCrypto
 import SQLite
 import SecureArea
@@ -23,7 +24,8 @@ extension CredentialStore {
     /// - Returns: the new credential's ID, one for all its copies (mdoc and SD-JWT VC alike).
     public func receive(
         _ credentials: IssuedCredentials, keys: [StoredKey], docType: String, from source: IssuanceSource,
-        trustAnchors: [Certificate], at time: Date = Date(), completingPending pendingID: String? = nil
+        trustAnchors: [Certificate], at time: Date = Date(), completingPending pendingID: String? = nil,
+        scopedAnchors: [IssuerTrust.ScopedAnchor] = []
     ) throws(WalletError) -> [String] {
         switch credentials {
         case .sdJWT(let compacts):
@@ -37,7 +39,8 @@ extension CredentialStore {
             }
             var remaining: [(key: StoredKey, publicKey: PublicKey)] = []
             for key in keys { remaining.append((key, try Self.publicKey(of: key))) }
-            let checked = try Self.checkCopies(issuerSigned, docType: docType, trustAnchors: trustAnchors, at: time) {
+            let trust = IssuerTrust(anchors: trustAnchors, scopedAnchors: scopedAnchors)
+            let checked = try Self.checkCopies(issuerSigned, docType: docType, trustAnchors: trust, at: time) {
                 document in
                 // A credential whose MSO names none of our keys keeps its position's key (the
                 // check then refuses it).
@@ -62,11 +65,13 @@ extension CredentialStore {
     ///   already, and its row goes in the same transaction.
     public func receive(
         _ copies: [ReceivedCopy], docType: String, from source: IssuanceSource, trustAnchors: [Certificate],
-        at time: Date = Date(), completingPending pendingID: String? = nil
+        at time: Date = Date(), completingPending pendingID: String? = nil,
+        scopedAnchors: [IssuerTrust.ScopedAnchor] = []
     ) throws(WalletError) -> String {
         var keys = copies.map(\.key)[...]
         let checked = try Self.checkCopies(
-            copies.map(\.issuerSignedBytes), docType: docType, trustAnchors: trustAnchors, at: time
+            copies.map(\.issuerSignedBytes), docType: docType,
+            trustAnchors: IssuerTrust(anchors: trustAnchors, scopedAnchors: scopedAnchors), at: time
         ) { _ throws(WalletError) in
             let key = keys.removeFirst()
             return (key, try Self.publicKey(of: key))
@@ -84,7 +89,7 @@ extension CredentialStore {
 
     /// Parses and checks each copy in order, with the key `keyFor` gives it.
     private static func checkCopies(
-        _ issuerSigned: [[UInt8]], docType: String, trustAnchors: [Certificate], at time: Date,
+        _ issuerSigned: [[UInt8]], docType: String, trustAnchors: IssuerTrust, at time: Date,
         keyFor: (ParsedDocument) throws(WalletError) -> (key: StoredKey, publicKey: PublicKey)
     ) throws(WalletError) -> [(document: Checked, key: StoredKey)] {
         guard !issuerSigned.isEmpty else { throw .nothingToImport(reason: "the issuer sent no credential") }

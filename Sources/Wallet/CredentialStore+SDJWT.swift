@@ -113,9 +113,10 @@ extension CredentialStore {
 
     /// The stored SD-JWT VCs, oldest import first; a row in `problems` (what
     /// ``readSDJWTs(id:)``, the check presentation uses, could not read) is listed with its
-    /// problem.
+    /// problem, and its last known status from `statuses`.
     func sdJWTSummaries(
-        _ db: SQLiteDatabase, problems: [UnreadableRow], copies: [String: (total: Int, unused: Int)]
+        _ db: SQLiteDatabase, problems: [UnreadableRow], copies: [String: (total: Int, unused: Int)],
+        statuses: [String: LastKnownStatus]
     ) throws(WalletError) -> [CredentialSummary] {
         let problems = Dictionary(problems.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let rows = try sql { () throws(SQLiteError) in
@@ -143,7 +144,8 @@ extension CredentialStore {
                 validFrom: Date(timeIntervalSince1970: r.validFrom ?? 0),
                 validUntil: r.validUntil.map { Date(timeIntervalSince1970: $0) } ?? .distantFuture,
                 importedAt: Date(timeIntervalSince1970: r.importedAt), elements: claims, problem: problem,
-                receivedFrom: r.receivedFrom, copies: copies[r.id]?.total, unusedCopies: copies[r.id]?.unused)
+                receivedFrom: r.receivedFrom, copies: copies[r.id]?.total, unusedCopies: copies[r.id]?.unused,
+                lastStatus: statuses[r.id])
         }
     }
 
@@ -153,13 +155,22 @@ extension CredentialStore {
     }
 
     /// The SD-JWT VCs valid at `time` (no `nbf` after it, no `exp` before it), most recent
-    /// import first, with their keys; `unreadable` hears of each row that cannot be read back.
-    public func presentableSDJWTs(at time: Date = Date(), unreadable: (UnreadableRow) -> Void = { _ in })
-        throws(WalletError) -> [PresentableSDJWT]
-    {
+    /// import first, with their keys; `unreadable` hears of each row that cannot be read back,
+    /// `withheld` of each left out for its last known status (INVALID or SUSPENDED).
+    public func presentableSDJWTs(
+        at time: Date = Date(), unreadable: (UnreadableRow) -> Void = { _ in },
+        withheld: (WithheldCredential) -> Void = { _ in }
+    ) throws(WalletError) -> [PresentableSDJWT] {
         let (readable, broken) = try readSDJWTs(id: nil)
         for row in broken { unreadable(row) }
-        return readable.filter { (try? $0.credential.checkValidity(at: time)) != nil }
+        let valid = readable.filter { (try? $0.credential.checkValidity(at: time)) != nil }
+        let statuses = try withheldStatuses()
+        for sdJWT in valid {
+            guard let status = statuses[sdJWT.id] else { continue }
+            withheld(
+                WithheldCredential(id: sdJWT.id, format: "dc+sd-jwt", docType: sdJWT.credential.vct, status: status))
+        }
+        return valid.filter { statuses[$0.id] == nil }
     }
 
     /// The SD-JWT VCs (`id` only, or every one for nil) that read back whole, and the others:

@@ -182,6 +182,7 @@ extension CredentialStore {
             }
             let copies = try sql { () throws(SQLiteError) in try copyCounts(db) }
             let corrupt = try unreadableCredentials(db)
+            let statuses = try lastStatuses(db)
             return rows.map { r in
                 // What is shown; whether the row is whole was decided above, by the one check.
                 let elements = (try? JSONList.decode(r.elements, id: r.id)) ?? []
@@ -192,14 +193,20 @@ extension CredentialStore {
                     validUntil: Date(timeIntervalSince1970: r.validUntil),
                     importedAt: Date(timeIntervalSince1970: r.importedAt),
                     elements: elements, problem: problem, receivedFrom: r.receivedFrom, copies: copies[r.id]?.total,
-                    unusedCopies: copies[r.id]?.unused)
-            } + (try sdJWTSummaries(db, problems: sdJWTProblems, copies: copies))
+                    unusedCopies: copies[r.id]?.unused, lastStatus: statuses[r.id])
+            } + (try sdJWTSummaries(db, problems: sdJWTProblems, copies: copies, statuses: statuses))
         }
     }
 
     /// One credential's details. Element values, in CBOR diagnostic notation with byte strings
     /// elided to their length, only when `includeValues`.
     public func show(id: String, includeValues: Bool = false) throws(WalletError) -> CredentialDetail {
+        var detail = try showWithoutStatus(id: id, includeValues: includeValues)
+        detail.lastStatus = try withDatabase { (db) throws(WalletError) in try lastStatuses(db)[id] }
+        return detail
+    }
+
+    private func showWithoutStatus(id: String, includeValues: Bool) throws(WalletError) -> CredentialDetail {
         if let detail = try showSDJWT(id: id, includeValues: includeValues) { return detail }
         let row = try loadRow(id: id)
         let issuerSigned = try row.issuerSigned()
@@ -440,14 +447,14 @@ extension CredentialStore {
                 try db.run(
                     """
                     INSERT INTO history (time, channel, requester_name, requester_identifier, authentication,
-                        doc_type, elements_sent, decision, decision_reason, copies)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        doc_type, elements_sent, decision, decision_reason, copies, use_case)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .real(entry.time.timeIntervalSince1970), .text(entry.channel.rawValue),
                         .text(entry.requesterName), .text(entry.requesterIdentifier), .text(entry.authentication),
                         .text(entry.docType), .text(elements), .text(entry.decision.name), .text(entry.decision.reason),
-                        entry.copies.map { .integer(Int64($0)) } ?? .null,
+                        entry.copies.map { .integer(Int64($0)) } ?? .null, .text(entry.useCase),
                     ])
             }
         }
@@ -467,7 +474,7 @@ extension CredentialStore {
                 try db.query(
                     """
                     SELECT id, time, channel, requester_name, requester_identifier, authentication, doc_type,
-                        elements_sent, decision, decision_reason, copies
+                        elements_sent, decision, decision_reason, copies, use_case
                     FROM history ORDER BY time, id
                     """
                 ) { s in
@@ -475,7 +482,7 @@ extension CredentialStore {
                         id: s.int64(0), time: s.double(1), channel: s.text(2) ?? "", name: s.text(3) ?? "",
                         identifier: s.text(4), authentication: s.text(5) ?? "", docType: s.text(6) ?? "",
                         elements: s.text(7) ?? "[]", decision: s.text(8) ?? "", reason: s.text(9),
-                        copies: s.isNull(10) ? nil : Int(s.int64(10))
+                        copies: s.isNull(10) ? nil : Int(s.int64(10)), useCase: s.text(11)
                     )
                 }
             }
@@ -499,7 +506,7 @@ extension CredentialStore {
                 HistoryEntry(
                     time: Date(timeIntervalSince1970: r.time), channel: channel, requesterName: r.name,
                     requesterIdentifier: r.identifier, authentication: r.authentication, docType: r.docType,
-                    elementsSent: elements, decision: decision, copies: r.copies))
+                    elementsSent: elements, decision: decision, copies: r.copies, useCase: r.useCase))
         }
         return (readable, unreadable)
     }

@@ -55,13 +55,17 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
     public var decision: HistoryDecision
     /// Issuance: how many copies were stored (nil for presentations).
     public var copies: Int?
+    /// A second-edition request's use case this presentation answered, in words (nil when the
+    /// request had none).
+    public var useCase: String?
 
     public init(
         time: Date = Date(), channel: PresentationChannel, requesterName: String, requesterIdentifier: String?,
         authentication: String, docType: String, elementsSent: [String], decision: HistoryDecision,
-        copies: Int? = nil
+        copies: Int? = nil, useCase: String? = nil
     ) {
         self.copies = copies
+        self.useCase = useCase
         self.time = time
         self.channel = channel
         self.requesterName = requesterName
@@ -75,17 +79,17 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
     /// An entry from the consent types the presentation flows use.
     public init(
         time: Date = Date(), channel: PresentationChannel, requester: Requester, docType: String,
-        elementsSent: [ElementID], decision: HistoryDecision
+        elementsSent: [ElementID], decision: HistoryDecision, useCase: String? = nil
     ) {
         self.init(
             time: time, channel: channel, requesterName: requester.displayName,
             requesterIdentifier: requester.identifier, authentication: requester.authentication.summary,
-            docType: docType, elementsSent: elementsSent.map(\.description), decision: decision)
+            docType: docType, elementsSent: elementsSent.map(\.description), decision: decision, useCase: useCase)
     }
 
     private enum CodingKeys: String, CodingKey {
         case time, channel, requesterName, requesterIdentifier, authentication, docType, elementsSent, decision,
-            failureReason, copies
+            failureReason, copies, useCase
     }
 
     /// `decision` is "sent", "declined" or "failed", with `failureReason` for "failed".
@@ -101,6 +105,7 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
         try c.encode(decision.name, forKey: .decision)
         try c.encodeIfPresent(decision.reason, forKey: .failureReason)
         try c.encodeIfPresent(copies, forKey: .copies)
+        try c.encodeIfPresent(useCase, forKey: .useCase)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -122,5 +127,6 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
         }
         self.decision = decision
         copies = try c.decodeIfPresent(Int.self, forKey: .copies)
+        useCase = try c.decodeIfPresent(String.self, forKey: .useCase)
     }
 }

@@ -147,6 +147,20 @@ enum Schema {
         """
         ALTER TABLE pending_issuances ADD COLUMN response_key_id TEXT REFERENCES keys (id);
         """,
+        // 8: the last known status of each credential in its issuer's Token Status List
+        // (draft-ietf-oauth-status-list: 0 VALID, 1 INVALID, 2 SUSPENDED, others as the draft
+        // says) and when it was checked; NULL until a check gave an answer.
+        """
+        ALTER TABLE credentials ADD COLUMN last_status INTEGER CHECK (last_status BETWEEN 0 AND 255);
+        ALTER TABLE credentials ADD COLUMN status_checked_at REAL;      -- seconds since 1970
+        ALTER TABLE sd_jwt_credentials ADD COLUMN last_status INTEGER CHECK (last_status BETWEEN 0 AND 255);
+        ALTER TABLE sd_jwt_credentials ADD COLUMN status_checked_at REAL;
+        """,
+        // 9: the use case of a second-edition DeviceRequest (deviceRequestInfo) a presentation
+        // answered, in words ("use case 1 (mandatory), document set 2"); NULL otherwise.
+        """
+        ALTER TABLE history ADD COLUMN use_case TEXT;
+        """,
     ]
 
     /// The version this code writes.

@@ -17,7 +17,7 @@ struct CredentialsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "credentials",
         abstract: "Import, receive, list, show and delete the stored mdoc credentials.",
-        subcommands: [Import.self, ReceiveCommand.self, List.self, Show.self, Delete.self])
+        subcommands: [Import.self, ReceiveCommand.self, List.self, Show.self, Delete.self, Status.self])
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -59,6 +59,8 @@ struct CredentialsCommand: ParsableCommand {
                 "IACA certificate (PEM or DER) to verify the issuer with; repeat for more.", valueName: "pem"))
         var trustAnchors: [String] = []
 
+        @OptionGroup var vical: VICALOptions
+
         @Flag(
             help:
                 "Do not verify issuer data authentication (signature, certificate chain, digests). For test credentials only."
@@ -94,6 +96,7 @@ struct CredentialsCommand: ParsableCommand {
                 WalletCLI.warn("warning: importing without verifying the issuer (--no-verify-issuer)")
             }
             let verify = !noVerifyIssuer
+            let scoped = try vical.scopedAnchors(at: Date()) { Output.line($0) }
             let ids: [String]
             if let compact = CredentialStore.sdJWTText(bytes) {
                 let keys = try await publishedIssuerKeys(of: compact)
@@ -114,10 +117,15 @@ struct CredentialsCommand: ParsableCommand {
                     })
             } else {
                 ids = try importing(
-                    byKey: { try $0.import(fileBytes: bytes, keyID: $1, trustAnchors: anchors, verifyIssuer: verify) },
+                    byKey: {
+                        try $0.import(
+                            fileBytes: bytes, keyID: $1, trustAnchors: anchors, verifyIssuer: verify,
+                            scopedAnchors: scoped)
+                    },
                     byPEM: {
                         try $0.import(
-                            fileBytes: bytes, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: verify)
+                            fileBytes: bytes, deviceKeyPEM: keyPEM, trustAnchors: anchors, verifyIssuer: verify,
+                            scopedAnchors: scoped)
                     })
             }
             for id in ids { Output.line(id) }
@@ -183,12 +191,18 @@ struct CredentialsCommand: ParsableCommand {
                 return
             }
             let now = Date()
-            var rows = [["ID", "DOC TYPE", "STATUS", "VALID UNTIL", "ELEMENTS", "UNUSED COPIES", "ISSUER"]]
+            var rows = [
+                [
+                    "ID", "DOC TYPE", "STATUS", "VALID UNTIL", "LIST STATUS", "CHECKED AT", "ELEMENTS", "UNUSED COPIES",
+                    "ISSUER",
+                ]
+            ]
             for c in credentials {
                 rows.append([
                     c.id, c.format == "mso_mdoc" ? c.docType : "\(c.docType) (\(c.format))",
                     c.problem == nil ? status(c.validFrom, c.validUntil, now) : "UNREADABLE",
-                    untilText(c.validUntil),
+                    untilText(c.validUntil), c.lastStatus.map { "\($0.status)" } ?? "-",
+                    c.lastStatus.map { RFC3339.string(from: $0.checkedAt) } ?? "-",
                     String(c.elements.count), c.copies.map { "\(c.unusedCopies ?? 0)/\($0)" } ?? "-",
                     c.issuerSubject ?? "-",
                 ])
@@ -227,6 +241,9 @@ struct CredentialsCommand: ParsableCommand {
                 ["signed:", RFC3339.string(from: d.signed)],
             ]
             if let update = d.expectedUpdate { rows.append(["expected update:", RFC3339.string(from: update)]) }
+            if let last = d.lastStatus {
+                rows.append(["status list:", "\(last.status) (checked at \(RFC3339.string(from: last.checkedAt)))"])
+            }
             rows += [
                 ["imported:", RFC3339.string(from: d.importedAt)],
                 ["digest:", d.digestAlgorithm],

@@ -47,6 +47,12 @@ struct EngagementCommand: ParsableCommand {
     @Option(help: "BLE modes to offer: peripheral, central or both.")
     var mode: ProximityModeOption = .peripheral
 
+    @Option(
+        help: ArgumentHelp(
+            "DeviceEngagement version: 1.1 (OriginInfos and Capabilities, as present makes) or 1.0 (neither).",
+            valueName: "1.1|1.0"))
+    var engagementVersion: EngagementVersion = .secondEdition
+
     func run() throws {
         guard let curve = Curve(rawValue: curve), curve.supportsKeyAgreement else {
             throw ValidationError("unknown or non key-agreement curve \(self.curve)")
@@ -56,7 +62,8 @@ struct EngagementCommand: ParsableCommand {
             peripheralServerMode: mode.offers(.peripheralServer), centralClientMode: mode.offers(.centralClient),
             peripheralServerUUID: mode.offers(.peripheralServer) ? SecureRandom.bytes(16) : nil,
             centralClientUUID: mode.offers(.centralClient) ? SecureRandom.bytes(16) : nil)
-        let engagement = DeviceEngagement(eDeviceKey: key.publicKey, retrievalMethods: [.ble(version: 1, ble)])
+        let engagement = DeviceEngagement(
+            eDeviceKey: key.publicKey, retrievalMethods: [.ble(version: 1, ble)], version: engagementVersion)
         switch qr {
         case .uri:
             Output.line(engagement.uri)

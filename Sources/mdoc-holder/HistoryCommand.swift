@@ -40,6 +40,7 @@ struct HistoryCommand: ParsableCommand {
                 "\(RFC3339.string(from: e.time))  \(e.channel.rawValue)  \(decision)  \(RemoteText.printable(e.docType))  "
                     + "\(requester) [\(RemoteText.printable(e.authentication, limit: 400))]"
             )
+            if let useCase = e.useCase { Output.line("    use case: \(RemoteText.printable(useCase, limit: 400))") }
             if !e.elementsSent.isEmpty {
                 Output.line(
                     (e.channel == .issuance ? "    received: " : "    sent: ")

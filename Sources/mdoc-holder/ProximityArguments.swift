@@ -1,9 +1,11 @@
 import ArgumentParser
 import HolderRuntime
+import ISO18013
 import Presentation
 import Proximity
 
 extension ProximityModeOption: ExpressibleByArgument {}
+extension EngagementVersion: ExpressibleByArgument {}
 
 /// The options of a proximity session, as `present` and `serve` take them (one parser for
 /// both, so the command line and the service offer the same).
@@ -29,8 +31,16 @@ struct ProximityArguments: ParsableArguments {
                 + "larger ATT packets.", valueName: "bytes"))
     var maxChunkSize: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "DeviceEngagement version: 1.1 (second edition: OriginInfos and Capabilities, advertising ReaderAuthAll "
+                + "and extended requests) or 1.0 (first edition, neither key), for a reader that refuses 1.1.",
+            valueName: "1.1|1.0"))
+    var engagementVersion: EngagementVersion = .secondEdition
+
     var options: ProximityOptions {
-        ProximityOptions(modes: mode, l2cap: l2cap, maximumChunkSize: maxChunkSize)
+        ProximityOptions(
+            modes: mode, l2cap: l2cap, maximumChunkSize: maxChunkSize, engagementVersion: engagementVersion)
     }
 
     func validate() throws {

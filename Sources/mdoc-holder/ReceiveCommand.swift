@@ -68,6 +68,8 @@ struct ReceiveCommand: AsyncParsableCommand {
             "IACA certificate (PEM or DER) received credentials must chain to; repeat for more.", valueName: "pem"))
     var trustAnchors: [String] = []
 
+    @OptionGroup var vical: VICALOptions
+
     @OptionGroup var https: HTTPSOptions
 
     @Option(
@@ -150,9 +152,10 @@ struct ReceiveCommand: AsyncParsableCommand {
         }
         var settings = HolderSettings(redirectURI: redirectURI)
         settings.issuerTrust = try trustAnchors.flatMap { try WalletCLI.readCertificates($0) }
-        guard !settings.issuerTrust.isEmpty else {
+        settings.issuerScopedAnchors = try vical.scopedAnchors(at: Date()) { Output.line($0) }
+        guard !settings.issuerTrust.isEmpty || !vical.isEmpty else {
             throw WalletCLIError(
-                "give the IACA certificate(s) received credentials must chain to: --trust-anchor IACA.pem")
+                "give the IACA certificate(s) received credentials must chain to: --trust-anchor IACA.pem (or --vical)")
         }
         try https.apply(to: &settings)
         let code = try txCodeFile.map { path -> String in

@@ -59,6 +59,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var verifiers: OnlineTrustOptions
 
+    @Option(
+        name: .customLong("status-refresh"),
+        help: ArgumentHelp(
+            "Seconds between checks of the credentials' status lists (with --online and --trust-anchor); 0: only on RefreshStatus.",
+            valueName: "seconds"))
+    var statusRefresh: Double = 6 * 3600
+
     @Flag(help: "Kiosk mode: headless, a proximity session always armed on --adapter; needs --consent policy:FILE.")
     var kiosk = false
 
@@ -127,7 +134,17 @@ struct ServeCommand: AsyncParsableCommand {
             storePath: store.resolvedPath, consent: consentMode, settings: settings, defaultAdapter: adapter,
             online: online, kiosk: kioskConfiguration)
         configuration.secureAreas = try store.secureAreas.registry()
+        configuration.statusRefreshInterval = try Self.statusRefreshInterval(statusRefresh)
         return configuration
+    }
+
+    /// `--status-refresh`: nil for 0 (no timer), else at least a minute.
+    private static func statusRefreshInterval(_ seconds: Double) throws -> Duration? {
+        guard seconds != 0 else { return nil }
+        guard seconds >= 60, seconds <= 30 * 86400 else {
+            throw ValidationError("--status-refresh must be 0 (off) or between 60 seconds and 30 days")
+        }
+        return .milliseconds(Int64(seconds * 1000))
     }
 
     /// True on SIGTERM or SIGINT, false when the service lost its bus first.

@@ -5,6 +5,7 @@ import Foundation
 import ISO18013
 import MdocCrypto
 import MdocIssuer
+import TokenStatusList
 
 /// `mdoc-issuer issue`: signs the elements of a claims file with a test PKI's document signer.
 struct IssueCommand: ParsableCommand {
@@ -56,6 +57,8 @@ struct IssueCommand: ParsableCommand {
             """)
     var format: Format = .issuerSigned
 
+    @OptionGroup var status: StatusReferenceOptions
+
     func validate() throws {
         guard [deviceKey, devicePublicKey, newDeviceKey].compactMap({ $0 }).count == 1 else {
             throw ValidationError(
@@ -98,7 +101,8 @@ struct IssueCommand: ParsableCommand {
             capped = true
         }
         let issued = try MdocIssuer.issue(
-            claims, deviceKey: deviceKey, pki: pki, validFrom: now, validUntil: validUntil, signed: now)
+            claims, deviceKey: deviceKey, pki: pki, validFrom: now, validUntil: validUntil, signed: now,
+            status: status.reference?.cbor)
         let bytes: [UInt8]
         switch format {
         case .issuerSigned: bytes = issued.cbor.encoded()
@@ -115,6 +119,7 @@ struct IssueCommand: ParsableCommand {
         if let path = newDeviceKey { Output.line("  new device private key written to \(path) (mode 0600)") }
         let until = ISO8601DateFormatter().string(from: validUntil)
         Output.line("  valid until \(until)\(capped ? " (capped at the document signer's expiry)" : "")")
+        if let reference = status.reference { Output.line("  status list \(reference.uri) index \(reference.index)") }
         for (nameSpace, identifiers) in claims.elementIdentifiers {
             Output.line("  \(nameSpace): \(identifiers.joined(separator: ", "))")
         }

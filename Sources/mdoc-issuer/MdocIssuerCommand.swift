@@ -8,5 +8,7 @@ struct MdocIssuerCommand: ParsableCommand {
         abstract: "A test issuer of ISO/IEC 18013-5 mdocs: makes a test PKI and issues credentials signed by it.",
         discussion: "Everything it makes is for tests only: private keys are written unencrypted.",
         version: projectVersion,
-        subcommands: [PKICommand.self, IssueCommand.self, VerifyCommand.self])
+        subcommands: [
+            PKICommand.self, IssueCommand.self, VerifyCommand.self, StatusSignerCommand.self, StatusListCommand.self,
+        ])
 }

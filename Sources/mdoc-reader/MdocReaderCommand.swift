@@ -7,5 +7,5 @@ struct MdocReaderCommand: AsyncParsableCommand {
         commandName: "mdoc-reader",
         abstract: "An ISO/IEC 18013-5 mdoc reader: verifies what holders present.",
         version: projectVersion,
-        subcommands: [VerifyCommand.self, RequestCommand.self, ConformanceCommand.self])
+        subcommands: [VerifyCommand.self, RequestCommand.self, ConformanceCommand.self, VICALCommand.self])
 }

@@ -6,6 +6,7 @@ import CommandLineSupport
 import Foundation
 import ISO18013
 import MdocCrypto
+import OnlineTransport
 import Presentation
 import PrintableText
 import ProximityReader
@@ -14,6 +15,7 @@ import ProximityReader
 /// holder is the GATT server) or mdoc central-client mode (we are), and verifies the response.
 extension ReaderAuthenticationFault: ExpressibleByArgument {}
 extension ReaderBLEMode.Choice: ExpressibleByArgument {}
+extension DeviceRequestVersion: ExpressibleByArgument {}
 
 struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -82,6 +84,10 @@ struct RequestCommand: AsyncParsableCommand {
         help: "IACA certificate(s) (PEM) the document signer must chain to. Repeatable; at least one.")
     var trustAnchors: [String] = []
 
+    @OptionGroup var vical: VICALOptions
+    @OptionGroup var status: StatusOptions
+    @OptionGroup var shape: RequestShapeOptions
+
     @Option(
         help: ArgumentHelp(
             "For testing holders: send a deliberately wrong readerAuth (needs --reader-key and --reader-cert). "
@@ -90,6 +96,14 @@ struct RequestCommand: AsyncParsableCommand {
                 + "A correct holder treats the reader as invalid.",
             valueName: "replayed-reader-auth|unprotected-alg"))
     var hostile: ReaderAuthenticationFault?
+
+    @Option(
+        help: ArgumentHelp(
+            "DeviceRequest version: 1.1 (second edition; signed with readerAuthAll alone when the holder's "
+                + "engagement advertises ReaderAuthAll support) or 1.0 (first edition, per-document readerAuth). "
+                + "Default: 1.1 to a 1.1 engagement, 1.0 to a 1.0 one.",
+            valueName: "1.1|1.0"))
+    var requestVersion: DeviceRequestVersion?
 
     @Flag(help: "Print the result as JSON.")
     var json = false
@@ -105,9 +119,10 @@ struct RequestCommand: AsyncParsableCommand {
         var engagement: DeviceEngagement
         var mode: ReaderBLEMode
         var items: ItemsRequest
-        var trustAnchors: [Certificate]
+        var trustAnchors: IssuerTrust
         var identity: ReaderIdentity?
         var timeout: Duration
+        var statusResolver: StatusListResolver
     }
 
     func run() async throws {
@@ -138,8 +153,8 @@ struct RequestCommand: AsyncParsableCommand {
         guard timeout > 0, timeout.isFinite else {
             throw ReaderCLIError("--timeout must be a positive number of seconds")
         }
-        guard !trustAnchors.isEmpty else {
-            throw ReaderCLIError("give at least one --trust-anchor (the IACA certificate)")
+        guard !trustAnchors.isEmpty || !vical.isEmpty else {
+            throw ReaderCLIError("give at least one --trust-anchor (the IACA certificate) or --vical")
         }
         if hostile != nil, readerKey == nil {
             throw ReaderCLIError("--hostile signs a readerAuth: give --reader-key and --reader-cert")
@@ -147,8 +162,12 @@ struct RequestCommand: AsyncParsableCommand {
         var anchors: [Certificate] = []
         for path in trustAnchors { anchors += try InputFile.certificates(path) }
         return Plan(
-            engagement: engagement, mode: bleMode, items: try itemsRequest(), trustAnchors: anchors,
-            identity: try readerIdentity(), timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+            engagement: engagement, mode: bleMode, items: try shape.apply(to: itemsRequest()),
+            trustAnchors: try vical.issuerTrust(anchors: anchors, at: Date()) { [json] in
+                json ? Output.warn($0) : Output.line($0)
+            },
+            identity: try readerIdentity(), timeout: .milliseconds(Int64((timeout * 1000).rounded())),
+            statusResolver: try status.makeResolver())
     }
 
     /// The ItemsRequest from --doctype and --element (namespaces in first-seen order).
@@ -199,6 +218,36 @@ struct RequestCommand: AsyncParsableCommand {
 
     // MARK: - The session
 
+    /// The DeviceRequest to send: of --request-version (else as the engagement's version
+    /// says), authenticated as ``ReaderSession/authenticated(_:)`` does; with --hostile, the
+    /// faulty per-document readerAuth in a "1.0" request.
+    func deviceRequest(in reader: ReaderSession, plan: Plan) throws -> DeviceRequest {
+        let request: DeviceRequest
+        if let fault = hostile, let identity = plan.identity {
+            request = DeviceRequest(docRequests: [try fault.docRequest(plan.items, in: reader, identity: identity)])
+        } else {
+            request = try reader.deviceRequest(
+                [plan.items], version: requestVersion, deviceRequestInfo: shape.deviceRequestInfo())
+        }
+        let authentication: String
+        switch (hostile, reader.authentication(for: request)) {
+        case (.some, _): authentication = "a deliberately wrong readerAuth"
+        case (nil, .none): authentication = "no reader authentication"
+        case (nil, .readerAuth): authentication = "readerAuth per document"
+        case (nil, .readerAuthAll): authentication = "readerAuthAll"
+        }
+        Self.note(Self.describe(plan.engagement))
+        Self.note("sending DeviceRequest \(request.version) with \(authentication)")
+        return request
+    }
+
+    /// The engagement's version and, for "1.1", its capabilities, in words.
+    static func describe(_ engagement: DeviceEngagement) -> String {
+        let version = RemoteText.printable(engagement.version, limit: 16)
+        guard let capabilities = engagement.capabilities else { return "holder engagement \(version)" }
+        return "holder engagement \(version), capabilities: \(capabilities.summary)"
+    }
+
     /// Runs the session; returns the exit code.
     func request(_ plan: Plan) async -> Int32 {
         let verbose = verbose
@@ -209,13 +258,8 @@ struct RequestCommand: AsyncParsableCommand {
         let establishment: [UInt8]
         do {
             reader = try ReaderSession(
-                engagement: plan.engagement, trustAnchors: plan.trustAnchors, identity: plan.identity)
-            if let fault = hostile, let identity = plan.identity {
-                let doc = try fault.docRequest(plan.items, in: reader, identity: identity)
-                establishment = try reader.establishment(for: DeviceRequest(docRequests: [doc]))
-            } else {
-                establishment = try reader.establishment(requesting: [plan.items])
-            }
+                engagement: plan.engagement, issuerTrust: plan.trustAnchors, identity: plan.identity)
+            establishment = try reader.establishment(for: deviceRequest(in: reader, plan: plan))
         } catch {
             Self.fail("cannot make the request: \(error)")
         }
@@ -237,7 +281,7 @@ struct RequestCommand: AsyncParsableCommand {
         do {
             switch try await connection.exchange(establishment, with: &reader, timeout: plan.timeout, log: log) {
             case .response(let verified, _):
-                let result = ResultReport(verified, requireDocuments: true)
+                let result = await status.report(verified, resolver: plan.statusResolver, requireDocuments: true)
                 output(result)
                 return result.valid ? 0 : 1
             case .noResponse(let how):
@@ -275,6 +319,11 @@ struct RequestCommand: AsyncParsableCommand {
         } else {
             print(report.text())
         }
+    }
+
+    /// What the reader does, on standard error (standard output holds the result).
+    private static func note(_ message: String) {
+        Output.warn("mdoc-reader: \(message)")
     }
 
     private static func warn(_ message: String) {

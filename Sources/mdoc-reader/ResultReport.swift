@@ -21,6 +21,11 @@ struct ResultReport: Encodable {
         var elements: [Element]
         var notReturned: [String]
         var failures: [String]
+        /// The credential's status (valid, invalid, suspended, unknown); nil when the MSO
+        /// carries no status reference.
+        var status: String? = nil
+        /// Why the status is unknown, or when it was checked.
+        var statusDetail: String? = nil
     }
 
     var valid: Bool
@@ -80,6 +85,10 @@ struct ResultReport: Encodable {
                 out += "  issued by \(p(s))" + (d.trustedBy.map { ", trusted by \(p($0))" } ?? "") + "\n"
             }
             out += "  \(p(d.deviceAuthentication))\n"
+            if let status = d.status {
+                let detail = d.statusDetail.map { " (\(RemoteText.printable($0, limit: 500)))" } ?? ""
+                out += "  status: \(status)\(detail)\n"
+            }
             for e in d.elements {
                 out += "  \(p(e.nameSpace)):\(p(e.identifier)) = \(p(e.value))"
                 out += "\(e.digestMatches ? "" : "  [DIGEST MISMATCH]")\n"

@@ -9,12 +9,17 @@ import Presentation
 import PrintableText
 
 /// Verifies a captured DeviceResponse offline.
-struct VerifyCommand: ParsableCommand {
+struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract:
             "Verify a captured DeviceResponse: issuer signature and chain, digests, validity, device authentication.",
-        discussion: "Exits 0 when every document verifies, 1 when something does not, 2 on bad input.")
+        discussion: """
+            Exits 0 when every document verifies, 1 when something does not, 2 on bad input. A document whose \
+            MSO carries a status reference has its Token Status List fetched (or taken from --status-list) and \
+            checked: invalid or suspended makes it not valid; a list that cannot be had or verified gives \
+            status unknown (not valid only with --require-status).
+            """)
 
     @Argument(help: "The DeviceResponse: CBOR, or its hex or base64url text.")
     var file: String
@@ -27,6 +32,10 @@ struct VerifyCommand: ParsableCommand {
         help: "IACA certificate(s) (PEM) the document signer must chain to. Repeatable.")
     var trustAnchors: [String] = []
 
+    @OptionGroup var vical: VICALOptions
+
+    @OptionGroup var status: StatusOptions
+
     @Option(help: "Verification time (RFC 3339), default now.")
     var at: String?
 
@@ -37,12 +46,12 @@ struct VerifyCommand: ParsableCommand {
     @Flag(help: "Print the result as JSON.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         do {
             let response = try InputFile.bytes(file, what: "DeviceResponse")
             let transcript = try SessionTranscript(bytes: InputFile.bytes(self.transcript, what: "SessionTranscript"))
-            guard !trustAnchors.isEmpty else {
-                throw ReaderCLIError("give at least one --trust-anchor (the IACA certificate)")
+            guard !trustAnchors.isEmpty || !vical.isEmpty else {
+                throw ReaderCLIError("give at least one --trust-anchor (the IACA certificate) or --vical")
             }
             var anchors: [Certificate] = []
             for path in trustAnchors { anchors += try InputFile.certificates(path) }
@@ -53,15 +62,14 @@ struct VerifyCommand: ParsableCommand {
                 }
                 time = t
             }
+            let json = json
+            let trust = try vical.issuerTrust(anchors: anchors, at: time) { json ? Output.warn($0) : Output.line($0) }
             let key = try readerKey.map { try PrivateKey(pem: InputFile.text($0)) }
             let verified = try ResponseVerifier.verify(
-                response, transcript: transcript, trustAnchors: anchors, eReaderKey: key, at: time)
-            if json {
-                print(try ResultReport(verified).json())
-            } else {
-                print(ResultReport(verified).text())
-            }
-            if !verified.isValid { throw ExitCode(1) }
+                response, transcript: transcript, issuerTrust: trust, eReaderKey: key, at: time)
+            let report = await status.report(verified, resolver: try status.makeResolver(), at: time)
+            print(json ? try report.json() : report.text())
+            if !report.valid { throw ExitCode(1) }
         } catch let e as ExitCode {
             throw e
         } catch {

@@ -23,13 +23,15 @@ final class ScriptedHolder: Sendable {
     let setup: TestMDL
     let mode: Mode
     let fault: HolderFault?
+    let engagementVersion: EngagementVersion
     let wire = SwitchableWire(mtu: 185)
     private let running = Mutex<Task<Void, Never>?>(nil)
 
-    init(mode: Mode, fault: HolderFault? = nil) throws {
+    init(mode: Mode, fault: HolderFault? = nil, engagementVersion: EngagementVersion = .secondEdition) throws {
         setup = try TestMDL()
         self.mode = mode
         self.fault = fault
+        self.engagementVersion = engagementVersion
     }
 
     /// The reader's settings: our reader certificate (trusted by the holder) and the IACA.
@@ -59,10 +61,10 @@ final class ScriptedHolder: Sendable {
         var holder = ProximityHolder(
             server: mode == .peripheral ? server : nil, centralClient: mode == .central ? wire.client : nil,
             credentials: [setup.credential],
-            configuration: HolderConfiguration(
-                readerTrustAnchors: [setup.pki.readerCA], untrustedReaders: HolderFault.untrustedReaders(fault)),
+            configuration: HolderFault.configuration(fault, readerCA: [setup.pki.readerCA]),
             consent: ApproveAll())
         holder.tickInterval = .milliseconds(50)
+        holder.engagementVersion = engagementVersion
         let uri = Mutex<String?>(nil)
         let fault = fault
         let show: @Sendable (DeviceEngagement) -> Void = { e in uri.withLock { $0 = HolderFault.shownURI(e, fault) } }

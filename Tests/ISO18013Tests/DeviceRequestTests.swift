@@ -95,7 +95,9 @@ struct DeviceRequestTests {
             deviceRequestInfo: info)
         let t = SessionTranscript(handover: ["test"])
         let sig = try COSESign1.sign(
-            payload: ReaderAuthentication.allBytes(transcript: t, request: unsigned), detached: true, key: readerKey,
+            payload: ReaderAuthenticationAll.bytes(
+                sessionTranscript: t, itemsRequests: unsigned.docRequests.map(\.itemsRequestBytes),
+                deviceRequestInfo: unsigned.deviceRequestInfo), detached: true, key: readerKey,
             algorithm: .es256, unprotected: .x5chain([Vectors.annexD("Reader_certificate")]))
         let signed = DeviceRequest(
             docRequests: unsigned.docRequests, version: "1.1", deviceRequestInfo: info, readerAuthAll: [sig])
@@ -103,8 +105,8 @@ struct DeviceRequestTests {
         #expect(parsed.readerAuthAll.count == 1)
         #expect(parsed.deviceRequestInfo?.bytes == info.bytes)
         // The certificate's key is not the signer's: the signature must not verify.
-        let r = ReaderAuthentication.verifyAll(
-            request: parsed, transcript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
+        let r = ReaderAuthenticationAll.verify(
+            request: parsed, sessionTranscript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
         #expect(r.status == .invalid)
     }
 
@@ -126,15 +128,17 @@ struct DeviceRequestTests {
         let t = SessionTranscript(handover: ["test"])
         let unsigned = DeviceRequest(docRequests: parsed.docRequests)
         let sig = try COSESign1.sign(
-            payload: ReaderAuthentication.allBytes(transcript: t, request: unsigned), detached: true, key: key,
+            payload: ReaderAuthenticationAll.bytes(
+                sessionTranscript: t, itemsRequests: unsigned.docRequests.map(\.itemsRequestBytes),
+                deviceRequestInfo: unsigned.deviceRequestInfo), detached: true, key: key,
             algorithm: .es256, unprotected: .x5chain([Vectors.annexD("Reader_certificate")]))
         let signed = DeviceRequest(docRequests: parsed.docRequests, readerAuthAll: [sig])
-        let r = ReaderAuthentication.verifyAll(
-            request: signed, transcript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
+        let r = ReaderAuthenticationAll.verify(
+            request: signed, sessionTranscript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
         #expect(r.status == .absent)
         let asV11 = DeviceRequest(docRequests: parsed.docRequests, version: "1.1", readerAuthAll: [sig])
-        let r11 = ReaderAuthentication.verifyAll(
-            request: asV11, transcript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
+        let r11 = ReaderAuthenticationAll.verify(
+            request: asV11, sessionTranscript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
         #expect(r11.status == .invalid)
     }
 

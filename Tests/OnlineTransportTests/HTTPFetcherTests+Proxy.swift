@@ -35,18 +35,7 @@ final class LoopbackProxy: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(20)
-        var port: Int?
-        while Date() < deadline, process.isRunning {
-            if let data = FileManager.default.contents(atPath: ready.path),
-                let value = try? JSONValue(parsing: [UInt8](data)).objectValue?["port"]?.intValue
-            {
-                port = value
-                break
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        guard let port else {
+        guard let port = try await readyObject(at: ready, of: process, seconds: 20)?["port"]?.intValue else {
             if process.isRunning { process.terminate() }
             throw LoopbackVerifierError("the test proxy did not start")
         }

@@ -62,18 +62,7 @@ final class LoopbackVerifier: @unchecked Sendable {
         try process.run()
         try? logHandle.close()
 
-        let deadline = Date().addingTimeInterval(30)
-        var info: [String: JSONValue]?
-        while Date() < deadline {
-            if let data = FileManager.default.contents(atPath: ready.path),
-                let object = try? JSONValue(parsing: [UInt8](data)).objectValue
-            {
-                info = object
-                break
-            }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let info = try await readyObject(at: ready, of: process, seconds: 30)
         guard let info, let port = info["port"]?.intValue, let caPath = info["ca"]?.stringValue else {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             if process.isRunning { process.terminate() }

@@ -25,9 +25,9 @@ struct FirstEditionRequestTests {
         let unsigned = DeviceRequest(
             docRequests: [DocRequest(itemsRequest: Self.items)], version: version, deviceRequestInfo: Self.info)
         // A valid readerAuthAll by the trusted reader, over this session's bytes.
-        let all = try COSESign1.sign(
-            payload: ReaderAuthentication.allBytes(transcript: x.reader.transcript, request: unsigned), detached: true,
-            key: issued.pki.readerKey, algorithm: .es256, unprotected: .x5chain([issued.pki.reader.der]))
+        let all = try ReaderAuthenticationAll.sign(
+            sessionTranscript: x.reader.transcript, itemsRequests: unsigned.docRequests.map(\.itemsRequestBytes),
+            deviceRequestInfo: Self.info, key: issued.pki.readerKey, chain: [issued.pki.reader])
         let request = DeviceRequest(
             docRequests: unsigned.docRequests, version: version, deviceRequestInfo: Self.info, readerAuthAll: [all])
         var event: ReaderEvent?

@@ -20,12 +20,14 @@ struct InMemoryExchange {
 
     init(
         credentials: [PresentableCredential], configuration: HolderConfiguration = HolderConfiguration(),
-        iacas: [Certificate], identity: ReaderIdentity? = nil, time: Date, curve: Curve = .p256
+        iacas: [Certificate], identity: ReaderIdentity? = nil, time: Date, curve: Curve = .p256,
+        engagementVersion: EngagementVersion = .firstEdition
     ) throws {
         let eDeviceKey = try PrivateKey.generate(curve)
         let engagement = DeviceEngagement(
             eDeviceKey: eDeviceKey.publicKey,
-            retrievalMethods: [.ble(version: 1, BleOptions(peripheralServerMode: true, centralClientMode: false))])
+            retrievalMethods: [.ble(version: 1, BleOptions(peripheralServerMode: true, centralClientMode: false))],
+            version: engagementVersion)
         holder = HolderSession(
             engagement: engagement, eDeviceKey: eDeviceKey, credentials: credentials, configuration: configuration,
             now: time)

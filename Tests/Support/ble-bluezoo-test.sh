@@ -229,6 +229,57 @@ if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] \
   && grep -q "subscribed and started the session" "$tmp/l2cap-central-fallback.reader.err"; then ok
 else ko "l2cap-central-fallback: --l2cap in central-client mode falls back to GATT" "$tmp/l2cap-central-fallback.reader.err"; fi
 
+# 8b. The second edition. Case 1's holder engaged with "1.1" (the default): keys 5 (no
+# OriginInfos) and 6 (ReaderAuthAll and extended request support); the reader, which has a
+# key, sent a "1.1" request signed with readerAuthAll alone, and the holder trusted it.
+if .venv-test/bin/python3 - "$(grep -m1 '^mdoc:' "$tmp/trusted.holder.out")" <<'PY'
+import base64, cbor2, sys
+b = sys.argv[1][len("mdoc:"):]
+e = cbor2.loads(base64.urlsafe_b64decode(b + "=" * (-len(b) % 4)))
+assert e[0] == "1.1" and e[5] == [] and e[6] == {3: True, 4: True}, e
+PY
+then ok; else ko "engagement-1.1: present engages with 1.1, OriginInfos [] and Capabilities {3: true, 4: true}" "$tmp/trusted.holder.out"; fi
+if grep -q "holder engagement 1.1, capabilities: ReaderAuthAll, extended requests" "$tmp/trusted.reader.err" \
+  && grep -q "sending DeviceRequest 1.1 with readerAuthAll" "$tmp/trusted.reader.err" \
+  && "$bin/mdoc-holder" history --json --store "$tmp/wallet.sqlite" | python3 -c '
+import json, sys
+e = json.load(sys.stdin)[0]
+assert e["channel"] == "ble" and e["authentication"].startswith("trusted by"), e'
+then ok; else ko "engagement-1.1: the reader sends 1.1 with readerAuthAll, the holder trusts it" "$tmp/trusted.reader.err"; fi
+
+# present --engagement-version 1.0: a first-edition engagement (no keys 5 and 6); the reader
+# then sends "1.0" with per-document readerAuth, trusted as before.
+holder_args="--engagement-version 1.0" present engagement-1.0 "$tmp/wallet.sqlite" refuse \
+  --reader-key Fixtures/pki/reader.key.pem --reader-cert Fixtures/pki/reader.pem --element org.iso.18013.5.1:family_name
+if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] && .venv-test/bin/python3 - "$(grep -m1 '^mdoc:' "$tmp/engagement-1.0.holder.out")" <<'PY'
+import base64, cbor2, sys
+b = sys.argv[1][len("mdoc:"):]
+e = cbor2.loads(base64.urlsafe_b64decode(b + "=" * (-len(b) % 4)))
+assert e[0] == "1.0" and 5 not in e and 6 not in e, e
+PY
+then ok; else ko "engagement-1.0: --engagement-version 1.0 engages without keys 5 and 6 (reader exit $reader_exit)" "$tmp/engagement-1.0.reader.err"; fi
+if grep -q "holder engagement 1.0$" "$tmp/engagement-1.0.reader.err" \
+  && grep -q "sending DeviceRequest 1.0 with readerAuth per document" "$tmp/engagement-1.0.reader.err" \
+  && "$bin/mdoc-holder" history --json --store "$tmp/wallet.sqlite" | python3 -c '
+import json, sys
+e = json.load(sys.stdin)[-1]
+assert e["authentication"].startswith("trusted by") and e["elementsSent"], e'
+then ok; else ko "engagement-1.0: the reader sends a first-edition request the holder trusts" "$tmp/engagement-1.0.reader.err"; fi
+
+# A first-edition reader against the 1.1 engagement: `--request-version 1.0` sends "1.0" with
+# per-document readerAuth; the holder reads it (keys it does not need ignored) and trusts it.
+present request-1.0 "$tmp/wallet.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem \
+  --reader-cert Fixtures/pki/reader.pem --element org.iso.18013.5.1:family_name --request-version 1.0
+if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] \
+  && grep -q "holder engagement 1.1, capabilities: ReaderAuthAll, extended requests" "$tmp/request-1.0.reader.err" \
+  && grep -q "sending DeviceRequest 1.0 with readerAuth per document" "$tmp/request-1.0.reader.err" \
+  && python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["valid"] and r["documents"], r' "$tmp/request-1.0.reader.out" \
+  && "$bin/mdoc-holder" history --json --store "$tmp/wallet.sqlite" | python3 -c '
+import json, sys
+e = json.load(sys.stdin)[-1]
+assert e["authentication"].startswith("trusted by") and e["elementsSent"], e'
+then ok; else ko "request-1.0: --request-version 1.0 against the 1.1 engagement, trusted, verified (exit $reader_exit)" "$tmp/request-1.0.reader.err"; fi
+
 # uuid_of URI: the peripheral-server service UUID of an mdoc: engagement URI.
 uuid_of() {
   .venv-test/bin/python3 -c '
@@ -288,5 +339,69 @@ if address=$(tier_bus_start "$bus"); then
     cat "$tmp/hostile-kiosk.reader.out" "$tmp/hostile-kiosk.reader.err"; fi
   tier_bus_stop "$bus"
 else ko "hostile-kiosk: BlueZoo did not start"; fi
+
+# hc: extended requests (this block is helper hc's; the cases above are hb's)
+# 11. A second-edition request ("1.1", readerAuthAll) with a mandatory use case and an
+# alternative: the credential has no age_over_16, so the holder answers with the alternative it
+# holds and the policy allows (age_over_18); age_over_16 is reported as not returned.
+present extended "$tmp/wallet.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem \
+  --reader-cert Fixtures/pki/reader.pem --request-version 1.1 \
+  --element org.iso.18013.5.1:family_name --element org.iso.18013.5.1:age_over_16 \
+  --alternative org.iso.18013.5.1:age_over_16=org.iso.18013.5.1:age_over_18 --use-case mandatory,org.example=1
+if [ "$reader_exit" = 0 ] && [ "$holder_exit" = 0 ] && python3 - "$tmp/extended.reader.out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = r["documents"][0]
+ids = sorted(e["identifier"] for e in d["elements"])
+assert r["valid"] and ids == ["age_over_18", "family_name"], ids
+assert any("age_over_16" in n for n in d["notReturned"]), d["notReturned"]
+PY
+then ok; else ko "extended: the holder answers the alternative of a use-case request" "$tmp/extended.reader.out"
+  cat "$tmp/extended.reader.err" "$tmp/extended.holder.err"; fi
+# hc: end of extended requests
+
+# hf: status list. The reader checks the Token Status List the mDL's MSO refers to (index 5 of a
+# CWT on a loopback HTTPS server, status_list_server.py; TLS certificate made by openssl, tokens by
+# `mdoc-issuer status-list` under the fixtures' IACA): valid, then revoked (exit 1), then the list
+# server down (unknown, exit 0).
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
+  -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout "$tmp/sl-tls.key" -out "$tmp/sl-tls.pem" 2>/dev/null
+mkdir -p "$tmp/lists"
+python3 Tests/Support/status_list_server.py --dir "$tmp/lists" --cert "$tmp/sl-tls.pem" --key "$tmp/sl-tls.key" \
+  --ready-file "$tmp/sl-ready.json" --lifetime 600 >/dev/null 2>&1 &
+sl_pid=$!
+tier_track "$sl_pid"
+if wait_file "$tmp/sl-ready.json" 20; then
+  sl_uri="https://localhost:$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/sl-ready.json")/mdl.cwt"
+  "$bin/mdoc-issuer" issue --claims Fixtures/mdl-claims.json --pki Fixtures/pki --out "$tmp/status-mdl.cbor" \
+    --new-device-key "$tmp/status-key.pem" --status-uri "$sl_uri" --status-index 5 >/dev/null \
+    && "$bin/mdoc-holder" credentials import "$tmp/status-mdl.cbor" --device-key "$tmp/status-key.pem" \
+      --trust-anchor Fixtures/pki/iaca.pem --store "$tmp/status.sqlite" >/dev/null \
+    || ko "status: issuing and importing an mDL with a status reference"
+  sl_present() { # CASE: one session, the reader checking the status (--tls-ca: the list server's certificate)
+    present "$1" "$tmp/status.sqlite" refuse --reader-key Fixtures/pki/reader.key.pem --reader-cert Fixtures/pki/reader.pem \
+      --element org.iso.18013.5.1:family_name --tls-ca "$tmp/sl-tls.pem"
+  }
+  sl_status() { # CASE: the status the reader's JSON gives the document
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["documents"][0].get("status"))' \
+      "$tmp/$1.reader.out" 2>/dev/null
+  }
+  "$bin/mdoc-issuer" status-list --uri "$sl_uri" --pki Fixtures/pki --bits 2 --set 4=1 --set 6=2 --out "$tmp/lists/mdl.cwt" >/dev/null
+  sl_present status-valid
+  if [ "$reader_exit" = 0 ] && [ "$(sl_status status-valid)" = valid ]; then ok
+  else ko "status: a valid credential gives status valid (exit $reader_exit)" "$tmp/status-valid.reader.out"; fi
+  "$bin/mdoc-issuer" status-list --uri "$sl_uri" --pki Fixtures/pki --set 5=1 --out "$tmp/lists/mdl.cwt" >/dev/null
+  sl_present status-revoked
+  if [ "$reader_exit" = 1 ] && [ "$(sl_status status-revoked)" = invalid ]; then ok
+  else ko "status: a revoked credential gives status invalid and exit 1 (exit $reader_exit)" "$tmp/status-revoked.reader.out"; fi
+  kill "$sl_pid" 2>/dev/null
+  wait "$sl_pid" 2>/dev/null
+  sl_present status-down
+  if [ "$reader_exit" = 0 ] && [ "$(sl_status status-down)" = unknown ] \
+    && grep -q "cannot connect" "$tmp/status-down.reader.out"; then ok
+  else ko "status: the list server down gives status unknown and exit 0 (exit $reader_exit)" "$tmp/status-down.reader.out"; fi
+else
+  ko "status: the status list server did not start"
+fi
 
 tier_summary

@@ -39,6 +39,7 @@ LAYERS = [
         ("CBluetooth", "libbluetooth (L2CAP sockets)"),
         ("CPKCS11", "p11-kit (PKCS#11 module loading)"),
         ("CCurl", "libcurl over the system's OpenSSL"),
+        ("CZlib", "zlib"),
     ]),
     ("C wrapper", "the one Swift target that calls each C library, behind types that own their memory", [
         ("CBOR", "CBOR values; libcbor's decoder under depth, item and size limits; preferred encoding; tag 24"),
@@ -48,6 +49,7 @@ LAYERS = [
         ("DBus", "libdbus: typed values (fds too), async calls, signals, exported objects"),
         ("L2CAP", "LE credit-based channels: listen on a dynamic PSM, accept, connect"),
         ("Curl", "HTTPS exchanges: total deadline, size cap, https only, every address checked before a socket"),
+        ("Zlib", "zlib inflate and deflate, inflate capped (a deflate bomb stops at the cap)"),
         ("PKCS11", "PKCS#11 modules, sessions, EC key pairs, CKM_ECDSA, CKM_ECDH1_DERIVE"),
     ]),
     ("foundation", "values and services every protocol shares; no protocol knowledge, no C", [
@@ -63,6 +65,8 @@ LAYERS = [
     ("data model", "the standards' structures, their encodings and checks; sans-I/O", [
         ("COSE", "COSE_Key, COSE_Sign1, COSE_Mac0, x5chain"),
         ("ISO18013", "18013-5: engagement, session encryption, requests, responses, MSO, authentication, handovers"),
+        ("VICAL", "18013-5 Annex C.1.7 trust lists: parsing, signature and signer checks, IACAs scoped by docType"),
+        ("TokenStatusList", "Token Status Lists: references, the bit-packed list, CWT and JWT tokens and their checks"),
         ("JOSE", "JWS, JWE, JWK"),
         ("SDJWT", "SD-JWT (RFC 9901): Disclosures, processing, presentations with a Key Binding JWT"),
         ("SDJWTPresentable", "an SD-JWT VC the holder can present: the credential and its key-binding key"),

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-.build/debug}
 for target in cbor session-establishment session-data device-request ble-chunks l2cap-framing jose dcql \
-  authorization-request toml credential-offer; do
+  authorization-request toml credential-offer vical status-list; do
   [ -n "$(ls -A "Tests/Support/fuzz-corpus/$target" 2>/dev/null)" ] || { echo "fuzz replay: no corpus for $target"; exit 1; }
 done
 "$bin/cbor-fuzzer" --all Tests/Support/fuzz-corpus

@@ -81,3 +81,26 @@ seed("toml", "kiosk-policy", open("docs/kiosk-policy.toml").read())
 seed("toml", "verifiers", '[[verifier]]\nclient_id = "shop"\nname = "Shop"\nresponse_uris = ["https://shop.example/post"]\n'
      'trust_anchors = ["ca.pem"]\n')
 seed("toml", "inline", "rule = [{ reader = 'any', doctype = 'x', allow = ['ns:a'] }]\n")
+
+# VICALs: the smallest public one (../shared beside the project, when it is there) and a
+# minimal unsigned payload of our own.
+vical_dir = pathlib.Path("../shared/vectors/trust-lists/vical")
+if (vical_dir / "aamva-vical-2024-09-24-issue-616575.cbor").exists():
+    seed("vical", "aamva-2024", (vical_dir / "aamva-vical-2024-09-24-issue-616575.cbor").read_bytes())
+# {"version": "1.0", "vicalProvider": "P", "date": 0("2021-05-01T00:00:00Z"), "vicalIssueID": 1,
+#  "certificateInfos": [{"certificate": h'30', "serialNumber": 2(h'01'), "ski": h'01', "docType": ["d"]}]}
+seed("vical", "payload", bytes.fromhex(
+    "a56776657273696f6e63312e306d766963616c50726f766964657261506464617465c074323032312d30352d30315430303a30303a"
+    "30305a6c766963616c4973737565494401706365727469666963617465496e666f7381a46b636572746966696361746541306c7365"
+    "7269616c4e756d626572c2410163736b69410167646f6354797065816164"))
+
+# Status List Tokens (draft-ietf-oauth-status-list examples) and compressed lists (first byte: bits).
+status_dir = pathlib.Path("Fixtures/vectors/status-list")
+seed("status-list", "cwt", (status_dir / "status_list_cwt.cbor").read_bytes())
+seed("status-list", "jwt", (status_dir / "status_list_jwt.jwt").read_bytes())
+for entry in json.load(open(status_dir / "draft-20-vectors.json"))["status_lists"]:
+    name = entry["name"].replace(" ", "-")
+    if entry.get("compressed_hex"):
+        bits_choice = {1: 0, 2: 1, 4: 2, 8: 3}[entry["bits"]]
+        seed("status-list", name, bytes([bits_choice]) + bytes.fromhex(entry["compressed_hex"]))
+    seed("status-list", name + "-cbor", bytes.fromhex(entry["cbor_hex"]))

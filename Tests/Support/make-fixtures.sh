@@ -5,6 +5,7 @@
 # Writes, under Fixtures/:
 #   pki/iaca.pem pki/iaca.key.pem pki/ds.pem pki/ds.key.pem pki/reader-ca.pem pki/reader-ca.key.pem
 #   pki/reader.pem pki/reader.key.pem   roots valid 20 years, document signer and reader 10 years
+#   pki/status-list.pem pki/status-list.key.pem   Status List Token signer under the IACA, 10 years
 #   portrait.jpg           the ISO 18013-5 Annex D portrait (from Fixtures/vectors)
 #   mdl-claims.json        the claims of the fictional mDL
 #   mdl.cbor               IssuerSigned of that mDL, signed by pki/ds.pem (valid as long as ds.pem)
@@ -66,6 +67,7 @@ cat > "$fixtures/mdl-claims.json" <<'JSON'
 JSON
 
 "$issuer" pki --out "$fixtures/pki" --valid-days 3653 --root-valid-days 7305
+"$issuer" status-signer --pki "$fixtures/pki" --valid-days 3653
 "$issuer" issue --claims "$fixtures/mdl-claims.json" --pki "$fixtures/pki" --out "$fixtures/mdl.cbor" \
   --new-device-key "$fixtures/mdl-device-key.pem" --valid-days 3653
 "$issuer" issue --claims "$fixtures/mdl-claims.json" --pki "$fixtures/pki" --out "$fixtures/mdl-document.cbor" \

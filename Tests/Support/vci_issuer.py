@@ -57,6 +57,10 @@ Every offer is a session with its own Credential Issuer Identifier https://local
                        deferred_key=first|other (with encrypt=1 and deferred=N: the deferred
                        credentials go encrypted to the key of the first credential request, not
                        the deferred request's; other: to a key nobody has),
+                       status_uri=URI, status_index=N (format=sd-jwt: each SD-JWT VC carries the
+                       status claim {"status_list": {"idx": N (+ the copy's number), "uri": URI}};
+                       its Status List Token is signed with TMPDIR/sd-jwt-status-list.pem and .key.pem,
+                       a status list signer under TMPDIR/sd-jwt-ca.pem),
                        -> {"session", "offer"}: what a QR code would carry.
   POST /s/ID/par       RFC 9126: checks the authorization request (response_type code, client_id,
                        a loopback http redirect_uri, state, PKCE S256 challenge, authorization_details
@@ -178,8 +182,10 @@ def make_untrusted_signer():
     return ds_key, ds
 
 
-def make_sd_jwt_signer(ca_name="VCI Test SD-JWT VC CA"):
-    """A CA and an issuer certificate it signed (P-256): the CA, and the issuer's key and x5c."""
+def make_sd_jwt_signer(ca_name="VCI Test SD-JWT VC CA", status_signer_dir=None):
+    """A CA and an issuer certificate it signed (P-256): the CA, and the issuer's key and x5c.
+    With status_signer_dir: also a status list signer certificate under the CA, written there as
+    sd-jwt-status-list.pem and sd-jwt-status-list.key.pem (status list tokens for the status claim)."""
     now = datetime.datetime.now(datetime.timezone.utc)
 
     def certificate(subject, issuer_name, public_key, signing_key, ca):
@@ -201,11 +207,20 @@ def make_sd_jwt_signer(ca_name="VCI Test SD-JWT VC CA"):
     issuer_key = JWK.from_pem(issuer_ec.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
     x5c = [base64.b64encode(issuer_cert.public_bytes(serialization.Encoding.DER)).decode()]
+    if status_signer_dir:
+        status_ec = ec.generate_private_key(ec.SECP256R1())
+        status_cert = certificate("VCI Test Status List Signer", ca_name, status_ec.public_key(), ca_key, False)
+        with open(os.path.join(status_signer_dir, "sd-jwt-status-list.pem"), "wb") as f:
+            f.write(status_cert.public_bytes(serialization.Encoding.PEM))
+        with open(os.path.join(status_signer_dir, "sd-jwt-status-list.key.pem"), "wb") as f:
+            f.write(status_ec.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                            serialization.NoEncryption()))
     return ca, issuer_key, x5c
 
 
-def issue_pid(signer, issuer_id: str, jwk: dict) -> str:
-    """A compact SD-JWT VC (flat, nested and array Disclosures) bound to `jwk` (cnf.jwk)."""
+def issue_pid(signer, issuer_id: str, jwk: dict, status=None) -> str:
+    """A compact SD-JWT VC (flat, nested and array Disclosures) bound to `jwk` (cnf.jwk); with
+    status (uri, idx), the status claim referring to that status list entry."""
     _, issuer_key, x5c = signer
     now = int(time.time())
     claims = {
@@ -214,6 +229,8 @@ def issue_pid(signer, issuer_id: str, jwk: dict) -> str:
         SDObj("address"): {SDObj("locality"): "Koeln", "country": "DE"},
         "nationalities": [SDObj("DE")],
     }
+    if status:
+        claims["status"] = {"status_list": {"idx": status[1], "uri": status[0]}}
     holder = JWK(**{k: jwk[k] for k in ("kty", "crv", "x", "y")})
     return SDJWTIssuer(claims, issuer_key, holder, sign_alg="ES256", add_decoy_claims=True,
                        extra_header_parameters={"typ": "dc+sd-jwt", "x5c": x5c}).sd_jwt_issuance
@@ -295,6 +312,7 @@ class Issuer:
             "scope": form.get("scope"), "redirect_error": form.get("redirect_error"),
             "tx_code_error": form.get("tx_code_error"), "key_attestations": form.get("key_attestations"),
             "deferred_key": form.get("deferred_key"), "first_spec": None,
+            "status": (form["status_uri"], int(form.get("status_index", "0"))) if form.get("status_uri") else None,
             "result": {"metadata_accept": None, "violations": [], "token_requests": 0, "token_errors": [], "credential_requests": 0,
                        "nonce_requests": 0, "dpop_challenges": 0, "proofs": 0, "issued": 0, "notifications": [],
                        "metadata_fetches": 0, "as_metadata_fetches": 0, "offer_fetches": 0,
@@ -805,7 +823,9 @@ class Issuer:
     def issue(self, s, keys):
         if s["config"] == "pid":
             signer = make_sd_jwt_signer("Untrusted CA") if s["signer"] == "untrusted" else self.sd_jwt_signer
-            credentials = [{"credential": issue_pid(signer, s["issuer"], k)} for k in keys]
+            status = s["status"]
+            credentials = [{"credential": issue_pid(signer, s["issuer"], k, status and (status[0], status[1] + i))}
+                           for i, k in enumerate(keys)]
         else:
             if s["signer"] == "untrusted":
                 ds_key, ds_cert = make_untrusted_signer()
@@ -993,7 +1013,7 @@ def main():
     second = https_server(args.host or "127.0.0.1", Handler, context)
     port2 = second.server_address[1]
     threading.Thread(target=second.serve_forever, daemon=True).start()
-    sd_jwt_signer = make_sd_jwt_signer()
+    sd_jwt_signer = make_sd_jwt_signer(status_signer_dir=args.dir)
     with open(os.path.join(args.dir, "sd-jwt-ca.pem"), "wb") as f:
         f.write(sd_jwt_signer[0].public_bytes(serialization.Encoding.PEM))
     Handler.issuer = Issuer(port, ds_key, ds_cert, sd_jwt_signer, args.host or "localhost", port2)

@@ -53,7 +53,7 @@ struct StoreFileTests {
         _ = try dir.store()
         let db = try SQLiteDatabase(path: dir.file("wallet.sqlite"))
         #expect(try db.userVersion() == CredentialStore.schemaVersion)
-        #expect(CredentialStore.schemaVersion == 7)
+        #expect(CredentialStore.schemaVersion == 9)
     }
 
     /// The version-1 schema, frozen as release 1 wrote it.

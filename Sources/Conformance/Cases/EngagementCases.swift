@@ -5,7 +5,7 @@ import MdocCrypto
 
 /// The engagement's structure (18013-5 8.2.1.1): read from the `mdoc:` URI alone.
 enum EngagementCases {
-    static let all = [structure, bleOption]
+    static let all = [structure, secondEdition, bleOption]
 
     static let structure = ConformanceCase(
         id: "mDL_MS_DE_Gen_01",
@@ -40,6 +40,26 @@ enum EngagementCases {
         }
         return "version \(engagement.version), cipher suite 1, EDeviceKey \(engagement.eDeviceKey.curve.rawValue), "
             + "\(engagement.retrievalMethods.count) retrieval method(s)"
+    }
+
+    static let secondEdition = ConformanceCase(
+        id: "mDL_MS_DE_Gen_02",
+        title: "the DeviceEngagement's second-edition keys: version, OriginInfos (5), Capabilities (6)",
+        expectation:
+            "a \"1.1\" engagement: key 5 an array, key 6 a map whose keys 3 (ReaderAuthAll) and 4 (extended "
+            + "requests) are booleans when present; a \"1.0\" engagement (a first-edition holder) has neither key",
+        reference: "ISO/IEC 18013-5 second edition 8.2.1.1 (DeviceEngagement, OriginInfos, Capabilities)"
+    ) { context throws(CaseStop) in
+        let engagement = context.engagement
+        context.evidence.note("DeviceEngagementBytes", bytes: engagement.bytes)
+        let problems = EngagementCapabilities.problems(in: engagement)
+        guard problems.isEmpty else {
+            throw .fail("version \"\(engagement.version)\": " + problems.joined(separator: "; "))
+        }
+        if DeviceRequest.isFirstEdition(engagement.version) {
+            return "version 1.0 without keys 5 and 6: a first-edition engagement (readers send it 1.0 requests)"
+        }
+        return "version \(engagement.version): " + EngagementCapabilities.summary(of: engagement)
     }
 
     static let bleOption = ConformanceCase(

@@ -4,7 +4,8 @@ import Presentation
 import ProximityReader
 
 /// The BLE transport (18013-5 8.3.3.1.1): chunks both ways, and the Ident in central-client
-/// mode. The chunk cases work below the message channel, in mdoc peripheral-server mode.
+/// mode. The chunk cases work below the message channel, in either mode (as GATT client or
+/// server: ``RawGattExchange``).
 enum TransportCases {
     static let all = [smallestChunks, holderChunks, badChunkHeader, readerStateEnd, disconnectMidResponse, wrongIdent]
 
@@ -12,35 +13,52 @@ enum TransportCases {
         "ISO/IEC 18013-5 8.3.3.1.1.6 (data transfer: header 0x01 more / 0x00 last, "
         + "at most min(512, ATT MTU - 3) bytes per chunk)"
 
-    /// The raw GATT path: peripheral-server mode over GATT, and a GATT client to do it with.
+    /// The raw GATT path in the engagement's mode: in peripheral-server mode we are the GATT
+    /// client of the holder's service; in central-client mode we serve the mdoc service with
+    /// the engagement's Ident and the holder is the client.
     static func raw(_ context: CaseContext) throws(CaseStop) -> (RawGattExchange, BluetoothUUID) {
-        guard case .peripheralServer(let uuid) = try context.bleMode() else {
-            throw .skip("chunk-level cases run in mdoc peripheral-server mode")
+        switch try context.bleMode() {
+        case .peripheralServer(let uuid):
+            guard let client = context.reader.client else { throw .skip("no GATT client") }
+            return (RawGattExchange(role: RawGattClientRole(client: client), evidence: context.evidence), uuid)
+        case .centralClient(let uuid):
+            guard let server = context.reader.server else { throw .skip("no GATT server") }
+            let ident: BLEIdent
+            do {
+                guard
+                    let derived = BLEIdent(
+                        bytes: try BLEIdentDerivation.compute(eDeviceKeyBytes: context.engagement.eDeviceKeyBytes))
+                else { throw CaseStop.skip("the BLE Ident is not 16 bytes") }
+                ident = derived
+            } catch {
+                throw .skip("cannot derive the BLE Ident from the engagement: \(error)")
+            }
+            let role = RawGattServerRole(server: server, ident: ident)
+            return (RawGattExchange(role: role, evidence: context.evidence), uuid)
         }
-        guard let client = context.reader.client else { throw .skip("no GATT client") }
-        return (RawGattExchange(client: client, evidence: context.evidence), uuid)
     }
 
-    /// The well-formed request of a new session (signed with the run's identity), in `mtu`'s chunks.
-    static func request(_ context: CaseContext, mtu: Int) throws(CaseStop) -> (ReaderSession, [[UInt8]]) {
+    /// The well-formed request of a new session (signed with the run's identity).
+    static func request(_ context: CaseContext) throws(CaseStop) -> (ReaderSession, [UInt8]) {
         var session = try context.session(identity: context.settings.identity)
         do {
             let message = try session.establishment(requesting: [context.settings.request])
             context.evidence.note("SessionEstablishment", bytes: message)
-            return (session, try MessageFragmenter(mtu: mtu).chunks(of: message))
+            return (session, message)
         } catch {
             throw .skip("cannot build the request: \(error)")
         }
     }
 
-    /// The message the holder's chunks make, checked chunk by chunk against `mtu`.
-    static func assemble(_ received: RawGattExchange.Received, mtu: Int) throws(CaseStop) -> [UInt8] {
-        let limit = min(MessageFragmenter.maximumChunkSize, mtu - 3)
+    /// The message the holder's chunks make, each chunk checked against the link's bound
+    /// (``RawGattLink/holderChunkLimit``).
+    static func assemble(_ received: RawGattExchange.Received, on link: RawGattLink) throws(CaseStop) -> [UInt8] {
+        let (limit, bound) = link.holderChunkLimit()
         var message: [UInt8] = []
         for (index, chunk) in received.chunks.enumerated() {
             let last = index == received.chunks.count - 1
             guard chunk.count <= limit else {
-                throw .fail("chunk \(index + 1) is \(chunk.count) bytes, over min(512, MTU \(mtu) - 3) = \(limit)")
+                throw .fail("chunk \(index + 1) is \(chunk.count) bytes, over \(bound) = \(limit)")
             }
             guard let header = chunk.first, header == (last ? 0x00 : 0x01) else {
                 let shown = chunk.first.map { "0x" + EvidenceLog.hex([$0]) } ?? "none"
@@ -51,7 +69,7 @@ enum TransportCases {
             message += chunk.dropFirst()
         }
         guard !received.chunks.isEmpty else {
-            throw .fail("no Server2Client chunk" + (received.stoppedBy.map { " (stopped by \($0))" } ?? ""))
+            throw .fail("no chunk from the holder" + (received.stoppedBy.map { " (stopped by \($0))" } ?? ""))
         }
         return message
     }
@@ -75,10 +93,12 @@ enum TransportCases {
     /// holder's chunks (each checked).
     static func chunked(_ context: CaseContext, writeMTU: Int?) async throws(CaseStop) -> String {
         let (raw, uuid) = try raw(context)
-        var (session, chunks) = try request(context, mtu: writeMTU ?? ProximityReader.assumedMTU)
-        let (mtu, received) = try await raw.exchange(uuid, chunks: chunks, timeout: context.settings.answerTimeout)
-        await raw.end()
-        let message = try assemble(received, mtu: mtu ?? ProximityReader.assumedMTU)
+        var (session, request) = try request(context)
+        let (link, chunks, received) = try await raw.exchange(uuid, timeout: context.settings.answerTimeout) {
+            link throws(CaseStop) in try RawGattExchange.chunks(of: request, mtu: writeMTU, on: link)
+        }
+        await raw.end(link)
+        let message = try assemble(received, on: link)
         let answer = CaseContext.read(message, session: &session)
         context.evidence.note("holder: \(answer)")
         guard case .response(let summary, _, _) = answer, summary.status == 0 else {
@@ -96,7 +116,8 @@ enum TransportCases {
     }
 
     static let holderChunks = ConformanceCase(
-        id: "BLE_Chunk_02", title: "every Server2Client chunk of the holder's response",
+        id: "BLE_Chunk_02",
+        title: "every chunk of the holder's response (Server2Client; Client2Server in central-client mode)",
         expectation: "header 0x01 on every chunk but the last, 0x00 on the last, each at most min(512, MTU - 3) bytes",
         reference: chunkReference, needsConsent: true
     ) { context throws(CaseStop) in
@@ -109,10 +130,14 @@ enum TransportCases {
         reference: chunkReference
     ) { context throws(CaseStop) in
         let (raw, uuid) = try raw(context)
-        var (session, chunks) = try request(context, mtu: ProximityReader.assumedMTU)
-        chunks[0][0] = 0x02
-        let (_, received) = try await raw.exchange(uuid, chunks: chunks, timeout: context.settings.endGrace)
-        await raw.end()
+        let (session, request) = try request(context)
+        let (link, _, received) = try await raw.exchange(uuid, timeout: context.settings.endGrace) {
+            link throws(CaseStop) in
+            var chunks = try RawGattExchange.chunks(of: request, mtu: nil, on: link)
+            chunks[0][0] = 0x02
+            return chunks
+        }
+        await raw.end(link)
         return try unanswered(received, session: session, "a message with a bad chunk header")
     }
 
@@ -125,13 +150,19 @@ enum TransportCases {
         needsConsent: true
     ) { context throws(CaseStop) in
         let (raw, uuid) = try raw(context)
-        var (session, chunks) = try request(context, mtu: ProximityReader.assumedMTU)
+        var (session, request) = try request(context)
         let connection = try await raw.reach(uuid, timeout: context.settings.answerTimeout)
+        let chunks: [[UInt8]]
+        do throws(CaseStop) {
+            chunks = try RawGattExchange.chunks(of: request, mtu: nil, on: connection)
+        } catch {
+            await raw.drop()
+            throw error
+        }
         let first = await raw.send(chunks, on: connection, timeout: context.settings.answerTimeout)
-        let mtu = connection.mtu ?? ProximityReader.assumedMTU
         let message: [UInt8]
         do throws(CaseStop) {
-            message = try assemble(first, mtu: mtu)
+            message = try assemble(first, on: connection)
         } catch {
             await raw.drop()
             throw error
@@ -143,7 +174,8 @@ enum TransportCases {
         context.evidence.note("holder: a DeviceResponse (\(summary))")
         let further: [[UInt8]]
         do {
-            further = try MessageFragmenter(mtu: mtu).chunks(of: try session.request([context.settings.request]))
+            further = try RawGattExchange.chunks(
+                of: session.request([context.settings.request]), mtu: nil, on: connection)
         } catch {
             await raw.drop()
             throw .skip("cannot build the further request: \(error)")
@@ -163,12 +195,13 @@ enum TransportCases {
         needsConsent: true
     ) { context throws(CaseStop) in
         let (raw, uuid) = try raw(context)
-        let (session, chunks) = try request(context, mtu: ProximityReader.assumedMTU)
-        let (_, first) = try await raw.exchange(
-            uuid, chunks: chunks, timeout: context.settings.answerTimeout, firstChunkOnly: true)
+        let (session, request) = try request(context)
+        let (_, chunks, first) = try await raw.exchange(
+            uuid, timeout: context.settings.answerTimeout, firstChunkOnly: true
+        ) { link throws(CaseStop) in try RawGattExchange.chunks(of: request, mtu: nil, on: link) }
         await raw.drop()
         guard let chunk = first.chunks.first else {
-            throw .fail("no Server2Client chunk before the disconnect" + (first.stoppedBy.map { " (\($0))" } ?? ""))
+            throw .fail("no chunk of the response before the disconnect" + (first.stoppedBy.map { " (\($0))" } ?? ""))
         }
         guard chunk.first == ChunkHeader.more.rawValue else {
             throw .skip("the whole response fit in one chunk: there was no middle to disconnect in")
@@ -176,11 +209,12 @@ enum TransportCases {
         try? await Task.sleep(for: .milliseconds(500))
         let received: RawGattExchange.Received
         do {
-            (_, received) = try await raw.exchange(uuid, chunks: chunks, timeout: context.settings.endGrace)
+            let link: RawGattLink
+            (link, _, received) = try await raw.exchange(uuid, timeout: context.settings.endGrace) { _ in chunks }
+            await raw.end(link)
         } catch {
             return "the holder could not be reached again after the disconnect (\(error))"
         }
-        await raw.end()
         return try unanswered(received, session: session, "the SessionEstablishment replayed after the disconnect")
     }
 

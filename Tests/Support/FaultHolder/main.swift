@@ -49,11 +49,11 @@ do {
 do {
     let client = try await BlueZClient.connect(busAddress: nil)
     let roles = BlueZRoles.holder(client: client, adapter: arguments[1], l2cap: false) { _ in }
+    var configuration = HolderFault.configuration(fault, readerCA: readerCA)
+    configuration.sessionIdleTimeout = .seconds(30)
     var holder = ProximityHolder(
         server: FaultyGattServer(roles.server, fault: fault), credentials: [credential],
-        configuration: HolderConfiguration(
-            readerTrustAnchors: readerCA, untrustedReaders: HolderFault.untrustedReaders(fault),
-            sessionIdleTimeout: .seconds(30)),
+        configuration: configuration,
         consent: ApproveAll())
     holder.tickInterval = .milliseconds(200)
     let result = try await holder.runSession(showEngagement: { engagement in

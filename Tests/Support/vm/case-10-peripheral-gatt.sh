@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Peripheral-server mode over real bluetoothd: a trusted reader with reader authentication
+# (over the default engagement, "1.1": a DeviceRequest "1.1" with readerAuthAll)
 # gets exactly what the policy allows (document_number is not sent), a 100 kB portrait
 # arrives intact and verified, the holder (--once) exits 0 and records one history entry.
 # vm-timeout: 180
@@ -13,6 +14,10 @@ run_reader reader "$uri" "${TRUSTED_READER[@]}" --element org.iso.18013.5.1:fami
   --element org.iso.18013.5.1:portrait --element org.iso.18013.5.1:document_number
 [ "$READER_EXIT" = 0 ] || fail "the reader verifies the response (exit $READER_EXIT)" "$T/reader.err" "$T/holder.err"
 ok "the reader verified the response (reader auth, issuer and device signatures)"
+grep -q "holder engagement 1.1, capabilities: ReaderAuthAll, extended requests" "$T/reader.err" &&
+  grep -q "sending DeviceRequest 1.1 with readerAuthAll" "$T/reader.err" ||
+  fail "the default engagement is 1.1 with capabilities and the reader signs with readerAuthAll" "$T/reader.err"
+ok "engagement 1.1 (ReaderAuthAll, extended requests): the reader sent DeviceRequest 1.1 with readerAuthAll"
 wait_exit "$HOLDER_PID" 30
 holder_exit=$EXIT_STATUS
 [ "$holder_exit" = 0 ] || fail "present --once exits 0 (exit $holder_exit)" "$T/holder.err"
