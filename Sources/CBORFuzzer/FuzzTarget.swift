@@ -112,37 +112,49 @@ enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? ConfigFileParser.parse(text, tableName: "rule")
             _ = try? PreRegisteredVerifierFile.parse(text, baseDirectory: URL(fileURLWithPath: "/nonexistent"))
         case .credentialOffer:
-            let text = String(decoding: bytes, as: UTF8.self)
-            _ = try? CredentialOfferURL(text)
-            _ = try? CredentialOffer(jsonText: text)
-            _ = try? CredentialIssuerMetadata(body: bytes, issuer: "https://issuer.example")
-            _ = try? AuthorizationServerMetadata(body: bytes, issuer: "https://issuer.example")
-            _ = try? TokenResponse(body: bytes)
-            _ = try? NonceResponse(body: bytes)
-            _ = try? CredentialResponse(body: bytes)
-            _ = try? CodeAuthorization.pushedRequestURI(body: bytes)
-            _ = OAuthErrorResponse(body: bytes)
-            let authorization = CodeAuthorization(
-                clientID: "c", redirectURI: "http://127.0.0.1:1/cb", issuerState: nil, configurationIDs: ["x"],
-                state: "s")
-            _ = try? authorization.code(fromRedirectQuery: text, authorizationServer: "https://issuer.example")
+            Self.credentialOffer(bytes)
         case .vical:
-            if let signed = try? SignedVICAL(bytes: bytes) { _ = VerifiedVICAL.entries(of: signed.vical) }
-            _ = try? VICAL(payload: bytes)
+            Self.vical(bytes)
         case .statusList:
-            let limits = StatusListLimits(maximumTokenBytes: 1 << 16, maximumListBytes: Self.listLimit)
-            _ = try? StatusListToken(bytes: bytes, format: .cwt, limits: limits)
-            _ = try? StatusListToken(bytes: bytes, format: .jwt, limits: limits)
-            if let first = bytes.first,
-                let list = try? StatusList(
-                    bits: 1 << Int(first % 4), compressed: Array(bytes.dropFirst()), maximumBytes: Self.listLimit)
-            {
-                guard list.bytes.count <= Self.listLimit else { fatalError("a status list inflated beyond its limit") }
-            }
+            Self.statusList(bytes)
         }
     }
 
     static let listLimit = 1 << 16
+
+    private static func credentialOffer(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        _ = try? CredentialOfferURL(text)
+        _ = try? CredentialOffer(jsonText: text)
+        _ = try? CredentialIssuerMetadata(body: bytes, issuer: "https://issuer.example")
+        _ = try? AuthorizationServerMetadata(body: bytes, issuer: "https://issuer.example")
+        _ = try? TokenResponse(body: bytes)
+        _ = try? NonceResponse(body: bytes)
+        _ = try? CredentialResponse(body: bytes)
+        _ = try? CodeAuthorization.pushedRequestURI(body: bytes)
+        _ = OAuthErrorResponse(body: bytes)
+        let authorization = CodeAuthorization(
+            clientID: "c", redirectURI: "http://127.0.0.1:1/cb", issuerState: nil, configurationIDs: ["x"],
+            state: "s")
+        _ = try? authorization.code(fromRedirectQuery: text, authorizationServer: "https://issuer.example")
+    }
+
+    private static func vical(_ bytes: [UInt8]) {
+        if let signed = try? SignedVICAL(bytes: bytes) { _ = VerifiedVICAL.entries(of: signed.vical) }
+        _ = try? VICAL(payload: bytes)
+    }
+
+    private static func statusList(_ bytes: [UInt8]) {
+        let limits = StatusListLimits(maximumTokenBytes: 1 << 16, maximumListBytes: listLimit)
+        _ = try? StatusListToken(bytes: bytes, format: .cwt, limits: limits)
+        _ = try? StatusListToken(bytes: bytes, format: .jwt, limits: limits)
+        if let first = bytes.first,
+            let list = try? StatusList(
+                bits: 1 << Int(first % 4), compressed: Array(bytes.dropFirst()), maximumBytes: listLimit)
+        {
+            guard list.bytes.count <= listLimit else { fatalError("a status list inflated beyond its limit") }
+        }
+    }
 
     /// The input cut into pieces: each piece is led by a byte giving its length (1 to 64).
     static func pieces(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {

@@ -106,7 +106,8 @@ struct DeviceRequestTests {
         #expect(parsed.deviceRequestInfo?.bytes == info.bytes)
         // The certificate's key is not the signer's: the signature must not verify.
         let r = ReaderAuthenticationAll.verify(
-            request: parsed, sessionTranscript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
+            request: parsed, sessionTranscript: t, trustAnchors: [Self.readerRoot],
+            at: Self.date("2022-06-01T00:00:00Z"))
         #expect(r.status == .invalid)
     }
 
@@ -134,11 +135,13 @@ struct DeviceRequestTests {
             algorithm: .es256, unprotected: .x5chain([Vectors.annexD("Reader_certificate")]))
         let signed = DeviceRequest(docRequests: parsed.docRequests, readerAuthAll: [sig])
         let r = ReaderAuthenticationAll.verify(
-            request: signed, sessionTranscript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
+            request: signed, sessionTranscript: t, trustAnchors: [Self.readerRoot],
+            at: Self.date("2022-06-01T00:00:00Z"))
         #expect(r.status == .absent)
         let asV11 = DeviceRequest(docRequests: parsed.docRequests, version: "1.1", readerAuthAll: [sig])
         let r11 = ReaderAuthenticationAll.verify(
-            request: asV11, sessionTranscript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z"))
+            request: asV11, sessionTranscript: t, trustAnchors: [Self.readerRoot], at: Self.date("2022-06-01T00:00:00Z")
+        )
         #expect(r11.status == .invalid)
     }
 
