@@ -211,13 +211,12 @@ private final class StreamingBuilder {
                 try CBOR.decode(b, limits: innerLimits, depth: depth)
             }
             // The whole item as received, from its tag head to the end of its byte string,
-            // copied out of the input while it is still alive.
+            // read (and copied when not preferred) while the input is still alive.
             guard start < stringEnd, stringEnd <= buffer.count else {
                 fail(.malformed(offset: start, reason: "tag 24 item ends before it starts"))
                 return nil
             }
-            let encoding = Array(buffer[start..<stringEnd])
-            return .embedded(EmbeddedCBOR(uncheckedBytes: inner, value: decoded, encoding: encoding))
+            return .embedded(EmbeddedCBOR(uncheckedBytes: inner, value: decoded, encoding: buffer[start..<stringEnd]))
         } catch {
             switch error {
             case .depthLimitExceeded, .itemLimitExceeded, .sizeLimitExceeded: fail(error)

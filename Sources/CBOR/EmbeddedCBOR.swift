@@ -28,20 +28,22 @@ public struct EmbeddedCBOR: Sendable, Hashable {
     }
 
     /// A decoded tag-24 item: `encoding` is the whole item (tag and byte-string headers
-    /// included) as it was received.
-    init(uncheckedBytes bytes: [UInt8], value: CBOR, encoding: [UInt8]) {
+    /// included) as it was received, read from the input only when it is not the preferred
+    /// form (a 60 kB portrait is not copied again just to be dropped).
+    init(uncheckedBytes bytes: [UInt8], value: CBOR, encoding: UnsafeBufferPointer<UInt8>.SubSequence) {
         self.bytes = bytes
         self.value = value
-        let canonicalCount = 2 + CBOR.headCount(UInt64(bytes.count)) + bytes.count
-        let canonical = encoding.count == canonicalCount && encoding.starts(with: Self.canonicalHeader(bytes.count))
-        self.receivedEncoding = canonical ? nil : encoding
+        self.receivedEncoding = Self.isPreferred(encoding, count: bytes.count) ? nil : Array(encoding)
     }
 
-    /// `d8 18` followed by the preferred byte-string header for `count` bytes.
-    private static func canonicalHeader(_ count: Int) -> [UInt8] {
+    /// Whether `encoding` is `d8 18`, the preferred byte-string header for `count` bytes and
+    /// nothing after the content.
+    private static func isPreferred(_ encoding: some Collection<UInt8>, count: Int) -> Bool {
+        let preferredCount = 2 + CBOR.headCount(UInt64(count)) + count
+        guard encoding.count == preferredCount else { return false }
         var encoder = CBOREncoder()
         encoder.encodeEmbeddedHeader(count)
-        return encoder.output
+        return encoding.starts(with: encoder.output)
     }
 
     /// The complete tag-24 item as it is hashed where the standard hashes a `...Bytes`

@@ -13,6 +13,8 @@ enum RequestMatching {
         for request: ItemsRequest, info: DocRequestInfo, among credentials: [PresentableCredential]
     ) -> PresentableCredential? {
         let candidates = credentials.filter { $0.docType == request.docType && issuerAccepted(info, $0) }
+        // One candidate (or none) is the answer whether or not it is complete.
+        guard candidates.count > 1 else { return candidates.first }
         let complete = candidates.first { candidate in
             let held = candidate.elements
             return elements(request, info: info, credential: candidate).allSatisfy {
