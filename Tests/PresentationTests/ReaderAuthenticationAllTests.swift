@@ -91,9 +91,16 @@ struct ReaderAuthenticationAllTests {
         #expect(seen == Array(repeating: .invalid(reason: "readerAuth signature does not verify"), count: 2))
     }
 
-    @Test func anAttachedPayloadIsRefusedEvenWhenItIsRight() throws {
+    /// An attached payload (even the right one) and `alg` only in the unprotected header are
+    /// refused, each with a reason naming it.
+    @Test(
+        arguments: [
+            (ReaderAuthenticationAll.Form.attachedPayload, "attached"),
+            (ReaderAuthenticationAll.Form.algorithmOnlyUnprotected, "protected header"),
+        ])
+    func aRefusedFormIsInvalidWithItsReason(form: ReaderAuthenticationAll.Form, reason expected: String) throws {
         let seen = try Self.seen { issued, t, r in
-            Self.with(r, all: [try Self.all(issued, t, r, form: .attachedPayload)])
+            Self.with(r, all: [try Self.all(issued, t, r, form: form)])
         }
         #expect(seen.count == 2)
         for s in seen {
@@ -101,21 +108,7 @@ struct ReaderAuthenticationAllTests {
                 Issue.record("\(s)")
                 continue
             }
-            #expect(reason.contains("attached"))
-        }
-    }
-
-    @Test func algOnlyInTheUnprotectedHeaderIsRefused() throws {
-        let seen = try Self.seen { issued, t, r in
-            Self.with(r, all: [try Self.all(issued, t, r, form: .algorithmOnlyUnprotected)])
-        }
-        #expect(seen.count == 2)
-        for s in seen {
-            guard case .invalid(let reason) = s else {
-                Issue.record("\(s)")
-                continue
-            }
-            #expect(reason.contains("protected header"))
+            #expect(reason.contains(expected))
         }
     }
 
