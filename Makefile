@@ -67,8 +67,14 @@ demo: test-deps
 	$(SWIFT) run mdoc-demo Fixtures
 	Tests/Support/ble-demo.sh .build/debug
 
+# Every release build here is built as the Debian package builds it (packaging/deb/build-deb.sh):
+# the Swift runtime linked in, no $$ORIGIN search path, -z now. One set of flags, so that the
+# benchmarks measure what a kiosk runs and the targets below share one .build/release (other
+# flags would recompile it all).
+RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
+
 bench: deps
-	$(SWIFT) build -c release --product mdoc-benchmarks
+	$(RELEASE_BUILD) --product mdoc-benchmarks
 	.build/release/mdoc-benchmarks
 
 # BLE through a real bluetoothd in the BlueZ VM (one boot): fd and PropertiesChanged paths beside
@@ -77,23 +83,24 @@ bench: deps
 # socket pair) and the holder's times as ratios to them (and to the raw transfer plus the holder's
 # CPU in the same boot). Release builds, what a kiosk runs; BENCH_BUILD=debug for debug builds.
 BENCH_BUILD ?= release
+BENCH_BUILD_COMMAND = $(if $(filter release,$(BENCH_BUILD)),$(RELEASE_BUILD),$(SWIFT) build -c $(BENCH_BUILD))
 bench-ble: test-deps
-	$(SWIFT) build -c $(BENCH_BUILD) --product mdoc-holder
-	$(SWIFT) build -c $(BENCH_BUILD) --product mdoc-issuer
-	$(SWIFT) build -c $(BENCH_BUILD) --product mdoc-ble-benchmarks
+	$(BENCH_BUILD_COMMAND) --product mdoc-holder
+	$(BENCH_BUILD_COMMAND) --product mdoc-issuer
+	$(BENCH_BUILD_COMMAND) --product mdoc-ble-benchmarks
 	Tests/Support/ble-vm-bench.sh .build/$(BENCH_BUILD)
 
 # The idle service's RSS and what it is made of (plain and armed kiosk), and process start to the
 # QR code on a terminal, release builds on a private bus with BlueZoo.
 bench-idle: test-deps
-	$(SWIFT) build -c release --product mdoc-holder
+	$(RELEASE_BUILD) --product mdoc-holder
 	Tests/Support/idle-bench.sh .build/release
 
 # The holder's latencies on BlueZoo (no radio, no kernel: D-Bus and our processes), release builds.
 bench-ble-bluezoo: test-deps
-	$(SWIFT) build -c release --product mdoc-holder
-	$(SWIFT) build -c release --product mdoc-issuer
-	$(SWIFT) build -c release --product mdoc-ble-benchmarks
+	$(RELEASE_BUILD) --product mdoc-holder
+	$(RELEASE_BUILD) --product mdoc-issuer
+	$(RELEASE_BUILD) --product mdoc-ble-benchmarks
 	Tests/Support/ble-bluezoo-bench.sh .build/release
 
 # Fuzzes every decoder of outside bytes, FUZZ_SECONDS (default 60) per target; FUZZ_TARGETS
@@ -169,7 +176,7 @@ COMMANDS = mdoc-holder mdoc-reader mdoc-issuer
 
 # The Swift runtime linked in, no $ORIGIN search path, -z now: as packaging/deb/build-deb.sh.
 $(addprefix .build/release/,$(COMMANDS)): | deps
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now --product $(notdir $@)
+	$(RELEASE_BUILD) --product $(notdir $@)
 
 # The argument parser's manual generator (the tool behind its GenerateManual plugin, built
 # alone: the plugin would build every product in release first).
