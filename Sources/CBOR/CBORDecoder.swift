@@ -102,6 +102,12 @@ private final class StreamingBuilder {
 
     // MARK: Assembling
 
+    /// The kind of the innermost open item, read in place (`stack.last` would copy the frame,
+    /// retaining and releasing its items for every string and every item opened).
+    private var topKind: Frame.Kind? {
+        stack.isEmpty ? nil : stack[stack.count - 1].kind
+    }
+
     fileprivate func fail(_ e: CBORError) {
         if error == nil { error = e }
     }
@@ -166,17 +172,15 @@ private final class StreamingBuilder {
         case .array:
             return .array(frame.items)
         case .map:
+            guard !Self.hasDuplicateKey(frame.items) else {
+                fail(.duplicateMapKey(offset: frame.start))
+                return nil
+            }
             var entries: [CBORMapEntry] = []
             entries.reserveCapacity(frame.items.count / 2)
-            var seen = Set<CBOR>(minimumCapacity: frame.items.count / 2)
             var i = 0
             while i + 1 < frame.items.count {
-                let key = frame.items[i]
-                guard seen.insert(key).inserted else {
-                    fail(.duplicateMapKey(offset: frame.start))
-                    return nil
-                }
-                entries.append(CBORMapEntry(key, frame.items[i + 1]))
+                entries.append(CBORMapEntry(frame.items[i], frame.items[i + 1]))
                 i += 2
             }
             return .map(entries)
@@ -191,6 +195,22 @@ private final class StreamingBuilder {
         case .tag:
             return nil
         }
+    }
+
+    /// Whether two keys of `items` (key, value, key, value, …) are equal. A small map's keys
+    /// are compared with each other (cheaper than hashing each one; most maps of this
+    /// protocol have a few text or integer keys), a larger map's through a set.
+    private static func hasDuplicateKey(_ items: [CBOR]) -> Bool {
+        let keys = stride(from: 0, to: items.count - 1, by: 2)
+        if items.count <= 16 {
+            for i in keys {
+                for j in stride(from: 0, to: i, by: 2) where items[j] == items[i] { return true }
+            }
+            return false
+        }
+        var seen = Set<CBOR>(minimumCapacity: items.count / 2)
+        for i in keys where !seen.insert(items[i]).inserted { return true }
+        return false
     }
 
     private func makeTagged(_ tag: UInt64, _ value: CBOR, start: Int) -> CBOR? {
@@ -235,8 +255,8 @@ private final class StreamingBuilder {
             default: break
             }
         }
-        if let top = stack.last {
-            switch top.kind {
+        if let kind = topKind {
+            switch kind {
             case .indefiniteBytes, .indefiniteText:
                 return fail(
                     .malformed(offset: offset, reason: "only definite strings may be chunks of an indefinite string"))
@@ -281,13 +301,13 @@ private final class StreamingBuilder {
 
     fileprivate func breakIndefinite() {
         guard error == nil else { return }
-        guard let top = stack.last, top.remaining == nil else {
+        guard let kind = topKind, stack[stack.count - 1].remaining == nil else {
             return fail(.malformed(offset: offset, reason: "break outside an indefinite-length item"))
         }
-        if case .tag = top.kind {
+        if case .tag = kind {
             return fail(.malformed(offset: offset, reason: "break outside an indefinite-length item"))
         }
-        if case .map = top.kind, top.items.count % 2 != 0 {
+        if case .map = kind, stack[stack.count - 1].items.count % 2 != 0 {
             return fail(.malformed(offset: offset, reason: "indefinite map ends after a key without a value"))
         }
         let frame = stack.removeLast()
@@ -297,7 +317,7 @@ private final class StreamingBuilder {
 
     fileprivate func string(_ data: UnsafePointer<UInt8>?, _ length: Int, text: Bool) {
         guard error == nil else { return }
-        if let top = stack.last, case .indefiniteBytes = top.kind, text {
+        if case .indefiniteBytes? = topKind, text {
             return fail(.malformed(offset: offset, reason: "text chunk inside an indefinite byte string"))
         }
         let buffer = UnsafeBufferPointer(start: length == 0 ? nil : data, count: length)

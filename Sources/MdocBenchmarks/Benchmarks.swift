@@ -45,9 +45,9 @@ struct Benchmarks {
         }
         if only == nil || only == "holder" {
             print()
-            let floor = try cryptoFloor(iterations: 500 / scale, openssl: openssl)
+            let work = try cryptoFloor(iterations: 500 / scale, openssl: openssl)
             print()
-            try HolderTransactionBenchmark.run(iterations: 200 / scale, floor: floor, areas: areas())
+            try HolderTransactionBenchmark.run(iterations: 200 / scale, floor: work, areas: areas())
         }
         if only == nil || only == "reader" {
             print()
@@ -85,9 +85,10 @@ struct Benchmarks {
     static let readerAuthTime = RFC3339.date(from: "2022-06-01T00:00:00Z")!
 
     /// Every cryptographic operation of one holder transaction with reader authentication
-    /// and a device signature, each beside OpenSSL's floor for it. Returns the sum of the
-    /// floors: the least CPU a holder transaction can take with OpenSSL.
-    static func cryptoFloor(iterations: Int, openssl: OpenSSLFloor) throws -> Double {
+    /// and a device signature, each beside OpenSSL's floor for it (``FloorWork``), and the sum
+    /// of the floors: the least CPU a holder transaction can take with OpenSSL. Returns the
+    /// floor's work, for the holder transaction to be measured beside.
+    static func cryptoFloor(iterations: Int, openssl: OpenSSLFloor) throws -> FloorWork {
         let reader = try PrivateKey.generate(.p256)
         let readerPublic = reader.publicKey
         let transcript = try SessionTranscript(bytes: AnnexD.bytes("SessionTranscriptBytes"))
@@ -102,70 +103,57 @@ struct Benchmarks {
         let encryptedRequest = try AESGCM.seal(request, key: skReader, iv: readerIV)
         let deviceRequest = try DeviceRequest(bytes: request)
         let readerRoot = try Certificate(der: AnnexD.bytes("ReaderRoot_certificate"))
-        let salt = transcript.salt
-        let info = Array("SKReader".utf8)
-        let zBytes = z.bytes
+        let work = try FloorWork(
+            openssl: openssl, z: z.bytes, salt: transcript.salt, request: request, response: response)
 
-        func floor(_ body: () -> Void) -> Double {
-            Measurement.run("floor", iterations: iterations, body).medianMicroseconds
+        func floor(_ part: FloorWork.Part) -> Double {
+            part.times * Measurement.run("floor", iterations: iterations, part.run).medianMicroseconds
         }
         var parts: [Comparison] = []
         parts.append(
             Comparison(
                 ours: try Measurement.run("P-256 key generation (EDeviceKey)", iterations: iterations) {
                     _ = try PrivateKey.generate(.p256)
-                }, floorMicroseconds: floor { openssl.generateKey() }))
+                }, floorMicroseconds: floor(work.keyGeneration)))
         parts.append(
             Comparison(
                 ours: try Measurement.run("ECDH P-256", iterations: iterations) {
                     _ = try ekey.sharedSecret(with: readerPublic)
-                }, floorMicroseconds: floor { openssl.ecdh() }))
+                }, floorMicroseconds: floor(work.ecdh)))
         parts.append(
             Comparison(
                 ours: try Measurement.run("HKDF-SHA256 x2 (SKReader, SKDevice)", iterations: iterations) {
                     _ = try HKDF.sha256(ikm: z, salt: transcript.salt, info: Array("SKReader".utf8), length: 32)
                     _ = try HKDF.sha256(ikm: z, salt: transcript.salt, info: Array("SKDevice".utf8), length: 32)
-                },
-                floorMicroseconds: floor {
-                    openssl.hkdf(ikm: zBytes, salt: salt, info: info)
-                    openssl.hkdf(ikm: zBytes, salt: salt, info: info)
-                }))
+                }, floorMicroseconds: floor(work.hkdf)))
         parts.append(
             Comparison(
                 ours: try Measurement.run("AES-256-GCM decrypt request (\(request.count) B)", iterations: iterations) {
                     _ = try AESGCM.open(encryptedRequest, key: skReader, iv: readerIV)
-                },
-                floorMicroseconds: floor {
-                    openssl.aesGCM(request, key: skReader.bytes, iv: readerIV, seal: false)
-                })
-        )
+                }, floorMicroseconds: floor(work.decryptRequest)))
         parts.append(
             Comparison(
                 ours: try Measurement.run("AES-256-GCM encrypt response (60000 B)", iterations: iterations) {
                     _ = try AESGCM.seal(response, key: skDevice, iv: mdocIV)
-                },
-                floorMicroseconds: floor { openssl.aesGCM(response, key: skDevice.bytes, iv: mdocIV, seal: true) })
-        )
+                }, floorMicroseconds: floor(work.encryptResponse)))
         parts += try authenticationComparisons(
-            iterations: iterations, openssl: openssl, transcript: transcript, deviceRequest: deviceRequest,
+            iterations: iterations, floor: floor, work: work, transcript: transcript, deviceRequest: deviceRequest,
             readerRoot: readerRoot)
-        let total = printTable(parts)
+        printTable(parts)
         try coldReaderAuthentication(
             iterations: iterations, deviceRequest: deviceRequest, transcript: transcript, readerRoot: readerRoot)
-        return total
+        return work
     }
 
     /// Reader authentication and the device signature, each beside its floor.
     static func authenticationComparisons(
-        iterations: Int, openssl: OpenSSLFloor, transcript: SessionTranscript, deviceRequest: DeviceRequest,
-        readerRoot: Certificate
+        iterations: Int, floor: (FloorWork.Part) -> Double, work: FloorWork, transcript: SessionTranscript,
+        deviceRequest: DeviceRequest, readerRoot: Certificate
     ) throws -> [Comparison] {
         let deviceKey = try PrivateKey.generate(.p256)
         let deviceAuthentication = DeviceAuthentication.bytes(
             transcript: transcript, docType: "org.iso.18013.5.1.mDL",
             nameSpacesBytes: DeviceAuthentication.emptyNameSpaces)
-        let verify = Measurement.run("floor", iterations: iterations) { openssl.ecdsaVerify() }.medianMicroseconds
-        let sign = Measurement.run("floor", iterations: iterations) { openssl.ecdsaSign() }.medianMicroseconds
         // The reader's chain is its certificate under the configured root: one verification
         // for the certificate, one for the readerAuth signature.
         return [
@@ -175,18 +163,17 @@ struct Benchmarks {
                         docRequest: deviceRequest.docRequests[0], in: deviceRequest, transcript: transcript,
                         trustAnchors: [readerRoot], at: Self.readerAuthTime)
                     precondition(r.isTrusted)
-                }, floorMicroseconds: 2 * verify),
+                }, floorMicroseconds: floor(work.verify)),
             Comparison(
                 ours: try Measurement.run("device signature ES256", iterations: iterations) {
                     _ = try COSESign1.sign(
                         payload: deviceAuthentication, detached: true, key: deviceKey, algorithm: .es256)
-                }, floorMicroseconds: sign),
+                }, floorMicroseconds: floor(work.sign)),
         ]
     }
 
-    /// Prints each comparison, then the sums of the medians, ours and the floors'; returns the
-    /// floors' sum.
-    static func printTable(_ parts: [Comparison]) -> Double {
+    /// Prints each comparison, then the sums of the medians, ours and the floors'.
+    static func printTable(_ parts: [Comparison]) {
         for p in parts { print(p.line()) }
         let ours = parts.map(\.ours.medianMicroseconds).reduce(0, +)
         let total = parts.map(\.floorMicroseconds).reduce(0, +)
@@ -196,7 +183,6 @@ struct Benchmarks {
                 + String(
                     format: "%10.1f us   floor %8.1f us   x%.2f (sums of the medians above)", ours, total, ours / total)
         )
-        return total
     }
 
     /// The first readerAuth of a reader certificate not seen before: the certificate is

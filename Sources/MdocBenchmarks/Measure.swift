@@ -28,9 +28,24 @@ struct Measurement {
     static func run<T>(
         _ name: String, iterations: Int, warmup: Int = 10, setup: () throws -> T, _ body: (T) throws -> Void
     ) rethrows -> Measurement {
-        for _ in 0..<warmup { try body(setup()) }
+        try run(name, iterations: iterations, warmup: warmup, setup: setup, body, beside: []).0
+    }
+
+    /// Like `run`, with each of `beside` timed once after each `body`, in turn, so that `body`
+    /// and the work it is compared with run under the same load (another build starting on
+    /// these 2 cores slows both sides alike); returns `body`'s measurement and each of
+    /// `beside`'s median, in microseconds.
+    static func run<T>(
+        _ name: String, iterations: Int, warmup: Int = 10, setup: () throws -> T, _ body: (T) throws -> Void,
+        beside: [() -> Void]
+    ) rethrows -> (Measurement, [Double]) {
+        for _ in 0..<warmup {
+            try body(setup())
+            for work in beside { work() }
+        }
         var samples: [UInt64] = []
         var wall: [UInt64] = []
+        var besideSamples = [[UInt64]](repeating: [], count: beside.count)
         samples.reserveCapacity(iterations)
         wall.reserveCapacity(iterations)
         for _ in 0..<iterations {
@@ -40,13 +55,19 @@ struct Measurement {
             try body(input)
             samples.append(threadCPUNanoseconds() - start)
             wall.append(DispatchTime.now().uptimeNanoseconds - wallStart)
+            for (index, work) in beside.enumerated() {
+                let workStart = threadCPUNanoseconds()
+                work()
+                besideSamples[index].append(threadCPUNanoseconds() - workStart)
+            }
         }
         samples.sort()
         wall.sort()
         let mean = Double(samples.reduce(0, +)) / Double(iterations) / 1000
-        return Measurement(
+        let measurement = Measurement(
             name: name, iterations: iterations, medianMicroseconds: Double(samples[samples.count / 2]) / 1000,
             meanMicroseconds: mean, wallMedianMicroseconds: Double(wall[wall.count / 2]) / 1000)
+        return (measurement, besideSamples.map { Double($0.sorted()[$0.count / 2]) / 1000 })
     }
 
     func line(extra: String = "") -> String {

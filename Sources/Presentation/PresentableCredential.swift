@@ -20,6 +20,10 @@ public struct PresentableCredential: Sendable {
 
     /// Every element the credential holds.
     public var elements: Set<ElementID> {
-        Set(issuerSigned.nameSpaces.flatMap { ns in ns.items.map { ElementID(ns.name, $0.elementIdentifier) } })
+        var elements = Set<ElementID>(minimumCapacity: issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count })
+        for ns in issuerSigned.nameSpaces {
+            for item in ns.items { elements.insert(ElementID(ns.name, item.elementIdentifier)) }
+        }
+        return elements
     }
 }

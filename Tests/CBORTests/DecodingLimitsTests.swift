@@ -73,6 +73,32 @@ struct DecodingLimitsTests {
         #expect(throws: CBORError.duplicateMapKey(offset: 0)) { try CBOR.decode([UInt8](hex: "a201020103")) }
     }
 
+    /// Small maps (up to 8 entries) compare their keys with each other, larger ones use a set:
+    /// both find a duplicate wherever it is, in any encoding of the same value, and only then.
+    @Test func findsDuplicateKeysInSmallAndLargeMaps() throws {
+        func map(_ keys: [String], definite: Bool = true) -> [UInt8] {
+            let head = definite ? String(0xA0 + keys.count, radix: 16) : "bf"
+            return [UInt8](hex: head + keys.map { $0 + "00" }.joined() + (definite ? "" : "ff"))
+        }
+        let eight = ["01", "02", "03", "6161", "04", "05", "06", "07"]
+        let nine = eight + ["f5"]
+        let sixteen = (1...16).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
+        for keys in [eight, nine, ["6131", "01"]] {
+            _ = try CBOR.decode(map(keys))
+            _ = try CBOR.decode(map(keys, definite: false))
+        }
+        let sixteenMap = [UInt8](hex: "b0" + sixteen.map { $0 + "00" }.joined())
+        #expect(try CBOR.decode(sixteenMap).mapEntries?.count == 16)
+        var duplicates = [eight, nine].map { Array($0.dropLast()) + ["1801"] }  // 1 again, longer head
+        duplicates.append(["6162"] + Array(nine.dropFirst().dropLast()) + ["6162"])  // text, first and last
+        for keys in duplicates {
+            #expect(throws: CBORError.duplicateMapKey(offset: 0), "\(keys)") { try CBOR.decode(map(keys)) }
+            #expect(throws: CBORError.duplicateMapKey(offset: 0), "\(keys)") {
+                try CBOR.decode(map(keys, definite: false))
+            }
+        }
+    }
+
     @Test func refusesTag24ThatDoesNotHoldOneItem() {
         #expect(throws: CBORError.self) { try CBOR.decode([UInt8](hex: "d8180a")) }  // not a bstr
         #expect(throws: CBORError.self) { try CBOR.decode([UInt8](hex: "d818420101")) }  // two items
