@@ -29,8 +29,10 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CPKCS11", pkgConfig: "p11-kit-1", providers: [.apt(["libp11-kit-dev"])]),
-        // HTTPS through the system's OpenSSL 3 (Debian's libcurl4-openssl-dev).
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // HTTPS through the system's OpenSSL 3 (Debian's libcurl4-openssl-dev). Its headers
+        // only (no pkgConfig, which would link it): libcurl.so.4 is loaded by the Curl target
+        // when a transfer first needs it, so a process that stays offline maps none of it.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // zlib (RFC 1950/1951): the compressed lists of Token Status Lists.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 

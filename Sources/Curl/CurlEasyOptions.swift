@@ -5,11 +5,13 @@ import CCurl
 /// (``lists``), which must outlive the transfer and are freed after it (``freeLists()``).
 struct CurlEasyOptions {
     let handle: UnsafeMutableRawPointer
+    let curl: CurlLibrary
     private(set) var failed: CURLcode = CURLE_OK
     private(set) var lists: [UnsafeMutablePointer<curl_slist>] = []
 
-    init(_ handle: UnsafeMutableRawPointer) {
+    init(_ handle: UnsafeMutableRawPointer, curl: CurlLibrary) {
         self.handle = handle
+        self.curl = curl
     }
 
     /// Keeps `code` when it is the first failure.
@@ -18,38 +20,38 @@ struct CurlEasyOptions {
     }
 
     mutating func long(_ option: CURLoption, _ value: Int) {
-        check(mdoc_curl_setopt_long(handle, option, value))
+        check(mdoc_curl_setopt_long(curl.easySetopt, handle, option, value))
     }
 
     mutating func offset(_ option: CURLoption, _ value: Int) {
-        check(mdoc_curl_setopt_offset(handle, option, curl_off_t(value)))
+        check(mdoc_curl_setopt_offset(curl.easySetopt, handle, option, curl_off_t(value)))
     }
 
     /// Copied by libcurl.
     mutating func string(_ option: CURLoption, _ value: String) {
-        check(mdoc_curl_setopt_string(handle, option, value))
+        check(mdoc_curl_setopt_string(curl.easySetopt, handle, option, value))
     }
 
     mutating func pointer(_ option: CURLoption, _ value: UnsafeMutableRawPointer?) {
-        check(mdoc_curl_setopt_pointer(handle, option, value))
+        check(mdoc_curl_setopt_pointer(curl.easySetopt, handle, option, value))
     }
 
     /// A list of lines (headers, `CONNECT_TO` entries), kept until ``freeLists()``.
     mutating func list(_ option: CURLoption, _ lines: [String]) {
         var list: UnsafeMutablePointer<curl_slist>?
         for line in lines {
-            guard let longer = curl_slist_append(list, line) else {
-                curl_slist_free_all(list)
+            guard let longer = curl.slistAppend(list, line) else {
+                curl.slistFreeAll(list)
                 return check(CURLE_OUT_OF_MEMORY)
             }
             list = longer
         }
         if let list { lists.append(list) }
-        check(mdoc_curl_setopt_slist(handle, option, list))
+        check(mdoc_curl_setopt_slist(curl.easySetopt, handle, option, list))
     }
 
     /// Frees the lists: after the transfer, or when it never starts.
     func freeLists() {
-        for list in lists { curl_slist_free_all(list) }
+        for list in lists { curl.slistFreeAll(list) }
     }
 }

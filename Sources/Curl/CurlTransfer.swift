@@ -91,6 +91,9 @@ public enum CurlFailure: Error, Sendable, Equatable {
     case connectionClosed
     /// Another libcurl error: its code and its text.
     case other(code: Int, message: String)
+    /// libcurl (`libcurl.so.4`, Debian package `libcurl4`) could not be loaded or set up:
+    /// what is missing and what to install.
+    case libraryUnavailable(String)
 }
 
 /// The one place libcurl is called: a blocking easy transfer on its own thread (never on
@@ -108,16 +111,15 @@ public enum CurlFailure: Error, Sendable, Equatable {
 /// proxy cannot open that tunnel) — so the address checked is the address connected to, and
 /// TLS (SNI, the certificate's name) still uses the host name.
 public enum Curl {
-    /// libcurl's global state, set up once before the first handle.
-    private static let initialized: Bool = mdoc_curl_global_init() == CURLE_OK
-
-    /// The version libcurl reports (`libcurl/7.88.1 OpenSSL/3.0.x ...`).
-    public static var version: String { String(cString: curl_version()) }
+    /// The version libcurl reports (`libcurl/7.88.1 OpenSSL/3.0.x ...`); loads libcurl.
+    public static var version: Result<String, CurlFailure> {
+        CurlLibrary.shared.map { library in library.version().map { String(cString: $0) } ?? "" }
+    }
 
     /// Runs `request` to its end (the whole answer, an error, the deadline or cancellation).
     public static func perform(_ request: CurlRequest) async throws(CurlFailure) -> CurlResponse {
-        guard initialized else { throw .other(code: -1, message: "libcurl could not be initialised") }
-        let transfer = Transfer(request)
+        // Loaded (and its global state set up) by the first transfer of the process.
+        let transfer = Transfer(request, curl: try CurlLibrary.shared.get())
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<CurlResponse, CurlFailure>, Never>) in
@@ -138,6 +140,7 @@ public enum Curl {
 /// transfer (inside libcurl's callbacks, then to build the result); `cancelled` is atomic.
 private final class Transfer: @unchecked Sendable {
     let request: CurlRequest
+    let curl: CurlLibrary
     let cancelled = Atomic<Bool>(false)
     var body: [UInt8] = []
     var headers: [(name: String, value: String)] = []
@@ -153,8 +156,9 @@ private final class Transfer: @unchecked Sendable {
         let port: Int
     }
 
-    init(_ request: CurlRequest) {
+    init(_ request: CurlRequest, curl: CurlLibrary) {
         self.request = request
+        self.curl = curl
     }
 
     func run() -> Result<CurlResponse, CurlFailure> {
@@ -162,7 +166,7 @@ private final class Transfer: @unchecked Sendable {
         guard let proxy = request.proxy else {
             return attempt(nil, timeout: request.timeout, connectTimeout: connectBudget).result
         }
-        guard let target = Self.target(of: request.url) else {
+        guard let target = target(of: request.url) else {
             return .failure(.invalidRequest("the URL is not one libcurl takes"))
         }
         if proxy.bypasses(host: target.host) {
@@ -215,24 +219,24 @@ private final class Transfer: @unchecked Sendable {
         tooLarge = false
         refusal = nil
         self.route = route
-        guard let handle = curl_easy_init() else { return (.failure(.other(code: -1, message: "no curl handle")), 0) }
-        defer { curl_easy_cleanup(handle) }
+        guard let handle = curl.easyInit() else { return (.failure(.other(code: -1, message: "no curl handle")), 0) }
+        defer { curl.easyCleanup(handle) }
         var lists: [UnsafeMutablePointer<curl_slist>] = []
-        defer { for list in lists { curl_slist_free_all(list) } }
+        defer { for list in lists { curl.slistFreeAll(list) } }
         do {
             lists = try configure(handle, timeout: timeout, connectTimeout: connectTimeout)
         } catch {
             return (.failure(error), 0)
         }
-        let code = withExtendedLifetime(self) { curl_easy_perform(handle) }
+        let code = withExtendedLifetime(self) { curl.easyPerform(handle) }
         var tunnelStatus = 0
-        if route != nil { mdoc_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &tunnelStatus) }
+        if route != nil { mdoc_curl_getinfo_long(curl.easyGetinfo, handle, CURLINFO_HTTP_CONNECTCODE, &tunnelStatus) }
         if code != CURLE_OK {
             return (.failure(failure(code, handle: handle, tunnelStatus: tunnelStatus)), tunnelStatus)
         }
         var status = 0
-        mdoc_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        let remote = route?.address ?? Self.primaryIP(handle)
+        mdoc_curl_getinfo_long(curl.easyGetinfo, handle, CURLINFO_RESPONSE_CODE, &status)
+        let remote = route?.address ?? primaryIP(handle)
         return (
             .success(CurlResponse(status: status, headers: headers, body: body, remoteAddress: remote)), tunnelStatus
         )
@@ -240,14 +244,14 @@ private final class Transfer: @unchecked Sendable {
 
     /// The host (IPv6 literals in brackets, IDNs in punycode) and port (443 when none is
     /// given) of `url`, read by libcurl's own URL parser: what libcurl would connect to.
-    private static func target(of url: String) -> (host: String, port: Int)? {
-        guard let handle = curl_url() else { return nil }
-        defer { curl_url_cleanup(handle) }
-        guard curl_url_set(handle, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
+    private func target(of url: String) -> (host: String, port: Int)? {
+        guard let handle = curl.url() else { return nil }
+        defer { curl.urlCleanup(handle) }
+        guard curl.urlSet(handle, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
         func part(_ what: CURLUPart, _ flags: Int32) -> String? {
             var text: UnsafeMutablePointer<CChar>?
-            guard curl_url_get(handle, what, &text, UInt32(flags)) == CURLUE_OK, let text else { return nil }
-            defer { curl_free(text) }
+            guard curl.urlGet(handle, what, &text, UInt32(flags)) == CURLUE_OK, let text else { return nil }
+            defer { curl.free(text) }
             return String(cString: text)
         }
         guard let host = part(CURLUPART_HOST, CURLU_PUNYCODE), !host.isEmpty,
@@ -290,9 +294,10 @@ private final class Transfer: @unchecked Sendable {
         let addresses = Mutex<[IPAddress]>([])
     }
 
-    private static func primaryIP(_ handle: UnsafeMutableRawPointer) -> IPAddress? {
+    private func primaryIP(_ handle: UnsafeMutableRawPointer) -> IPAddress? {
         var text: UnsafeMutablePointer<CChar>?
-        guard mdoc_curl_getinfo_string(handle, CURLINFO_PRIMARY_IP, &text) == CURLE_OK, let text else { return nil }
+        guard mdoc_curl_getinfo_string(curl.easyGetinfo, handle, CURLINFO_PRIMARY_IP, &text) == CURLE_OK, let text
+        else { return nil }
         return IPAddress(String(cString: text))
     }
 
@@ -300,7 +305,7 @@ private final class Transfer: @unchecked Sendable {
     private func configure(
         _ handle: UnsafeMutableRawPointer, timeout: Duration, connectTimeout: Duration
     ) throws(CurlFailure) -> [UnsafeMutablePointer<curl_slist>] {
-        var options = CurlEasyOptions(handle)
+        var options = CurlEasyOptions(handle, curl: curl)
         do throws(CurlFailure) {
             options.string(CURLOPT_URL, request.url)
             options.string(CURLOPT_PROTOCOLS_STR, "https")
@@ -315,7 +320,7 @@ private final class Transfer: @unchecked Sendable {
             setCallbacks(&options)
             try setMethod(&options)
             options.list(CURLOPT_HTTPHEADER, try headerLines())
-            if options.failed != CURLE_OK { throw Self.failure(options.failed) }
+            if options.failed != CURLE_OK { throw failure(options.failed) }
         } catch {
             options.freeLists()
             throw error
@@ -350,7 +355,7 @@ private final class Transfer: @unchecked Sendable {
             // Replaces the CA file (the system bundle); the system store stays through CAPATH.
             pem.withUnsafeMutableBytes { raw in
                 var blob = curl_blob(data: raw.baseAddress, len: raw.count, flags: UInt32(CURL_BLOB_COPY))
-                options.check(mdoc_curl_setopt_blob(options.handle, CURLOPT_CAINFO_BLOB, &blob))
+                options.check(mdoc_curl_setopt_blob(curl.easySetopt, options.handle, CURLOPT_CAINFO_BLOB, &blob))
             }
         }
     }
@@ -358,14 +363,14 @@ private final class Transfer: @unchecked Sendable {
     /// libcurl's callbacks (below), which find this transfer through their user pointer.
     private func setCallbacks(_ options: inout CurlEasyOptions) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        options.check(mdoc_curl_setopt_write(options.handle, CURLOPT_WRITEFUNCTION, writeBody))
+        options.check(mdoc_curl_setopt_write(curl.easySetopt, options.handle, CURLOPT_WRITEFUNCTION, writeBody))
         options.pointer(CURLOPT_WRITEDATA, context)
-        options.check(mdoc_curl_setopt_write(options.handle, CURLOPT_HEADERFUNCTION, writeHeader))
+        options.check(mdoc_curl_setopt_write(curl.easySetopt, options.handle, CURLOPT_HEADERFUNCTION, writeHeader))
         options.pointer(CURLOPT_HEADERDATA, context)
         options.long(CURLOPT_NOPROGRESS, 0)
-        options.check(mdoc_curl_setopt_xferinfo(options.handle, progress))
+        options.check(mdoc_curl_setopt_xferinfo(curl.easySetopt, options.handle, progress))
         options.pointer(CURLOPT_XFERINFODATA, context)
-        options.check(mdoc_curl_setopt_opensocket(options.handle, openSocket))
+        options.check(mdoc_curl_setopt_opensocket(curl.easySetopt, options.handle, openSocket))
         options.pointer(CURLOPT_OPENSOCKETDATA, context)
     }
 
@@ -420,11 +425,12 @@ private final class Transfer: @unchecked Sendable {
 
     /// What a libcurl code says when nothing more is known: a URL libcurl does not take, or
     /// its own text.
-    private static func failure(_ code: CURLcode) -> CurlFailure {
+    private func failure(_ code: CURLcode) -> CurlFailure {
         if code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT {
             return .invalidRequest("the URL is not one libcurl takes")
         }
-        return .other(code: Int(code.rawValue), message: String(cString: curl_easy_strerror(code)))
+        return .other(
+            code: Int(code.rawValue), message: curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error")
     }
 
     private func failure(_ code: CURLcode, handle: UnsafeMutableRawPointer, tunnelStatus: Int) -> CurlFailure {
@@ -437,18 +443,18 @@ private final class Transfer: @unchecked Sendable {
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             var appConnect: curl_off_t = 0
-            mdoc_curl_getinfo_offset(handle, CURLINFO_APPCONNECT_TIME_T, &appConnect)
+            mdoc_curl_getinfo_offset(curl.easyGetinfo, handle, CURLINFO_APPCONNECT_TIME_T, &appConnect)
             return .timedOut(connected: appConnect > 0)
         case CURLE_COULDNT_CONNECT:
             if let (address, reason) = refusal { return .addressRefused(address, reason: reason) }
             var errno = 0
-            mdoc_curl_getinfo_long(handle, CURLINFO_OS_ERRNO, &errno)
+            mdoc_curl_getinfo_long(curl.easyGetinfo, handle, CURLINFO_OS_ERRNO, &errno)
             return .couldNotConnect(refused: errno == Int(ECONNREFUSED))
         case CURLE_COULDNT_RESOLVE_HOST:
             return .couldNotResolve
         case CURLE_PEER_FAILED_VERIFICATION:
             var result = 0
-            mdoc_curl_getinfo_long(handle, CURLINFO_SSL_VERIFYRESULT, &result)
+            mdoc_curl_getinfo_long(curl.easyGetinfo, handle, CURLINFO_SSL_VERIFYRESULT, &result)
             return .certificateRefused(chain: result != 0)
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE:
             return .tlsFailed
@@ -456,7 +462,7 @@ private final class Transfer: @unchecked Sendable {
             CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return .connectionClosed
         default:
-            return Self.failure(code)
+            return failure(code)
         }
     }
 

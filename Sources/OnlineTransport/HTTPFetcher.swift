@@ -264,6 +264,8 @@ public final class HTTPFetcher: Sendable {
             return .failed(host: host, reason: "the server closed the connection")
         case .other(_, let message):
             return .failed(host: host, reason: message)
+        case .libraryUnavailable(let reason):
+            return .connectionFailed(host: host, reason: reason)
         }
     }
 

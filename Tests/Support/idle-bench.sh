@@ -3,8 +3,9 @@
 # (the plain service: D-Bus API, consent by agent) and `mdoc-holder serve --kiosk` (armed: an
 # engagement advertised, its QR code written) on a private bus with BlueZoo, each left idle
 # SETTLE seconds, then its RSS (target <= 20 MB) with what it is made of: /proc/PID/status
-# (anonymous, file-backed, threads), /proc/PID/smaps_rollup, and the mappings grouped (heap,
-# thread stacks, other anonymous memory, each shared library). Then process start to the QR
+# (anonymous, file-backed, threads), /proc/PID/smaps_rollup, the mappings grouped (heap,
+# thread stacks, other anonymous memory, each shared library), whether libcurl is mapped, and
+# the executable's resident pages per ELF section (/proc/PID/pagemap). Then process start to the QR
 # code drawn on a terminal (`present --qr terminal`, a pseudo-terminal; target <= 10 ms) and to
 # the `mdoc:` URI (`present --qr uri`), RUNS times each, with the median.
 # Usage: Tests/Support/idle-bench.sh [BIN_DIR] [RUNS]       # BIN_DIR default .build/release
@@ -95,8 +96,43 @@ if curl and curl in paths:
     real = {os.path.basename(os.path.realpath(paths[n])) for n in only if n in paths}
     size = sum(v for k, v in groups.items() if k in real)
     print(f"  of which {size / 1024:.1f} MB: {curl} and the {len(only) - 1} libraries only it needs (GnuTLS, Kerberos, LDAP, SSH, ...)")
+else:
+    mapped = any(k.startswith("libcurl") for k in groups)
+    print(f"  libcurl: {'mapped' if mapped else 'not mapped'} (not linked: loaded when an online flow first needs it)")
 swift = sum(v for k, v in groups.items() if k.startswith(("libswift", "libFoundation", "lib_FoundationICU", "libdispatch", "libBlocksRuntime")))
-print(f"  of which {swift / 1024:.1f} MB: the Swift runtime, Foundation (with ICU) and Dispatch")
+if swift:
+    print(f"  of which {swift / 1024:.1f} MB: the Swift runtime, Foundation (with ICU) and Dispatch")
+# The executable's resident pages per ELF section (/proc/PID/pagemap): with the Swift runtime
+# and Foundation linked in, its .text is theirs and ours; .rela.dyn/.relr.dyn are the
+# relocations read at start, .dynsym/.dynstr/.gnu.hash the symbols it exports.
+import struct
+sections = []
+for l in subprocess.run(["readelf", "-S", "-W", exe], capture_output=True, text=True).stdout.splitlines():
+    m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", l)
+    if m and int(m.group(2), 16):
+        sections.append((int(m.group(2), 16), int(m.group(3), 16), m.group(1)))
+spans = []
+for l in open(f"/proc/{pid}/maps"):
+    p = l.split()
+    if len(p) >= 6 and p[5] == exe:
+        s, e = (int(x, 16) for x in p[0].split("-"))
+        spans.append((s, e, int(p[2], 16)))
+bias = min(s - off for s, _, off in spans)
+resident = {}
+with open(f"/proc/{pid}/pagemap", "rb") as pagemap:
+    for s, e, _ in spans:
+        pagemap.seek(s // 4096 * 8)
+        entries = pagemap.read((e - s) // 4096 * 8)
+        for i in range(0, len(entries), 8):
+            if struct.unpack_from("<Q", entries, i)[0] >> 63:
+                va = s + i // 8 * 4096 - bias
+                name = next((n for a, size, n in sections if a <= va < a + max(size, 1)), "(headers, padding)")
+                resident[name] = resident.get(name, 0) + 4
+size = {n: s for _, s, n in sections}
+parts = sorted(resident.items(), key=lambda kv: -kv[1])
+print(f"  {os.path.basename(exe)} per section, resident of its size: " + ", ".join(
+    f"{n} {kb / 1024:.1f} of {size.get(n, 0) / 1048576:.1f} MB" for n, kb in parts[:6]) +
+    f", {sum(kb for _, kb in parts[6:]) / 1024:.1f} MB the {max(len(parts) - 6, 0)} others")
 PY
 }
 

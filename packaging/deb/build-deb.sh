@@ -34,9 +34,14 @@ fi
 
 # ---- 1. release builds -----------------------------------------------------------------------
 start=$SECONDS
-# The same flags as the Makefile's rule for .build/release/COMMAND: the Swift runtime linked in,
-# no $ORIGIN search path, every symbol bound at start (read-only GOT after relocation).
-flags=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now)
+# The same flags as the Makefile's RELEASE_BUILD: the Swift runtime linked in, no $ORIGIN
+# search path, every symbol bound at start (read-only GOT after relocation); ld.lld with packed
+# relative relocations (DT_RELR, glibc 2.36), no exported symbols, and the functions start-up
+# runs placed together (packaging/link-order.txt; PIE stays).
+flags=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
+    -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections -Xlinker -z -Xlinker pack-relative-relocs
+    -Xlinker --no-export-dynamic -Xlinker "--symbol-ordering-file=$root/packaging/link-order.txt"
+    -Xlinker --no-warn-symbol-ordering)
 for c in "${commands[@]}"; do
     "$swift" build "${flags[@]}" --product "$c"
 done
@@ -95,6 +100,12 @@ shlibs="$(cd "$work" && dpkg-shlibdeps -O $(printf -- "-edebian/$package/usr/bin
 [ ! -s "$work/shlibdeps.err" ] || sed 's/^/build-deb: /' "$work/shlibdeps.err" >&2
 depends="${shlibs#shlibs:Depends=}"
 [ -n "$depends" ] && [ "$depends" != "$shlibs" ] || { echo "build-deb: dpkg-shlibdeps said: $shlibs" >&2; exit 1; }
+# libcurl is loaded (dlopen) when an online flow first needs it, not linked, so dpkg-shlibdeps
+# does not see it: libcurl.so.4 of the OpenSSL flavour, with curl_url's CURLU_PUNYCODE (7.88).
+case "$depends" in *libcurl4*) ;; *) depends="$depends, libcurl4 (>= 7.88.0)" ;; esac
+# Packed relative relocations (DT_RELR) are applied by glibc 2.36 and later only; ld.lld does not
+# mark the binaries with GLIBC_ABI_DT_RELR, so dpkg-shlibdeps cannot see it.
+depends="$(printf '%s' "$depends" | sed -E 's/libc6 \(>= 2\.(2[0-9]|3[0-5])(\.[0-9]+)?\)/libc6 (>= 2.36)/')"
 installed_size="$(du -sk --exclude=DEBIAN "$stage" | cut -f1)"
 cat >"$stage/DEBIAN/control" <<CONTROL
 Package: $package
