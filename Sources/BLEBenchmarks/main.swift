@@ -14,7 +14,7 @@
 //      --results as ratios to them.
 // Usage: mdoc-ble-benchmarks [--bytes N] [--runs N] [--server hci0] [--client hci1]
 //        [--holder PATH --store PATH --policy PATH] [--qr-runs N]
-//        [--big-store PATH --fixtures DIR] [--holder-runs N] [--holder-modes gatt,l2cap] [--results FILE]
+//        [--big-store PATH --fixtures DIR] [--holder-runs N] [--holder-warm-runs N] [--holder-modes gatt,l2cap] [--results FILE]
 //        [--only push,overhead,holder,uri]
 //        mdoc-ble-benchmarks --link-limits [--bytes N] [--runs N] [--att-mtu N] [--results FILE]
 import BLEBlueZ
@@ -36,6 +36,9 @@ struct Options {
     var bigStore: String?
     var fixtures: String?
     var holderRuns = 3
+    /// Sessions against one holder serving them in turn, after a warm-up session (0: none;
+    /// BlueZoo takes one connection per mock).
+    var holderWarmRuns = 0
     /// The holder's transports: gatt, l2cap (BlueZoo has no L2CAP sockets).
     var holderModes: Set<String> = ["gatt", "l2cap"]
     var results: String?
@@ -64,6 +67,7 @@ struct Options {
             case "--big-store": bigStore = try value(a)
             case "--fixtures": fixtures = try value(a)
             case "--holder-runs": holderRuns = Int(try value(a)) ?? holderRuns
+            case "--holder-warm-runs": holderWarmRuns = Int(try value(a)) ?? holderWarmRuns
             case "--holder-modes": holderModes = Set(try value(a).split(separator: ",").map(String.init))
             case "--results": results = try value(a)
             case "--link-limits": linkLimits = true

@@ -48,12 +48,7 @@ public final class L2CAPChannel: Sendable {
     /// Sends `bytes` as SDUs of at most ``sendMTU`` (and ``largestSentSDU``), in order;
     /// returns once all are taken.
     public func send(_ bytes: [UInt8]) async throws(L2CAPError) {
-        var offset = 0
-        while offset < bytes.count {
-            let end = min(offset + min(sendMTU, Self.largestSentSDU), bytes.count)
-            try await socket.send(Array(bytes[offset..<end]))
-            offset = end
-        }
+        try await socket.send(bytes, sduSize: min(sendMTU, Self.largestSentSDU))
     }
 
     /// The next SDU.

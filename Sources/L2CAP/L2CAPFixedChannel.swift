@@ -53,7 +53,8 @@ public final class L2CAPFixedChannel: Sendable {
     /// Sends one PDU; returns once the kernel has taken it (it blocks while the link's
     /// buffers are full).
     public func send(_ pdu: [UInt8]) async throws(L2CAPError) {
-        try await socket.send(pdu)
+        // One packet: the whole PDU as one "SDU" (an empty PDU sends nothing; ATT has none).
+        try await socket.send(pdu, sduSize: max(pdu.count, 1))
     }
 
     /// The next PDU.

@@ -142,26 +142,40 @@ final class L2CAPSocket: Sendable {
     func receive(maximum: Int) async throws(L2CAPError) -> [UInt8]? {
         let fd = fd
         let result: Result<[UInt8]?, L2CAPError> = await Self.blocking {
-            var buffer = [UInt8](repeating: 0, count: maximum)
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, maximum, 0) }
+            // Received straight into the array, not zeroed first: most SDUs are far smaller
+            // than the largest one allowed.
+            var n = 0
+            let sdu = [UInt8](unsafeUninitializedCapacity: maximum) { buffer, count in
+                n = recv(fd, buffer.baseAddress, maximum, 0)
+                count = max(n, 0)
+            }
             if n < 0 { return .failure(Self.failure("recv")) }
             if n == 0 { return .success(nil) }
-            return .success(Array(buffer.prefix(n)))
+            return .success(sdu)
         }
         if shutDown { throw .closed }
         return try result.get()
     }
 
-    /// One SDU of at most the send MTU.
-    func send(_ bytes: [UInt8]) async throws(L2CAPError) {
+    /// `bytes` as SDUs of at most `sduSize` bytes, in order, in one blocking call (one hop
+    /// off the cooperative pool per message, not per SDU); returns once the socket took all.
+    func send(_ bytes: [UInt8], sduSize: Int) async throws(L2CAPError) {
+        precondition(sduSize > 0, "an SDU size of zero")
         let fd = fd
         let result: Result<Void, L2CAPError> = await Self.blocking {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 { return .failure(Self.failure("send")) }
-            if n != bytes.count {
-                return .failure(.system(call: "send", errno: 0, message: "short write of \(n) bytes"))
+            bytes.withUnsafeBytes { all in
+                var offset = 0
+                while offset < all.count {
+                    let size = min(sduSize, all.count - offset)
+                    let n = Glibc.send(fd, all.baseAddress! + offset, size, Int32(MSG_NOSIGNAL))
+                    if n < 0 { return .failure(Self.failure("send")) }
+                    if n != size {
+                        return .failure(.system(call: "send", errno: 0, message: "short write of \(n) bytes"))
+                    }
+                    offset += size
+                }
+                return .success(())
             }
-            return .success(())
         }
         if shutDown { throw .closed }
         try result.get()

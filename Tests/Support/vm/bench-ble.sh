@@ -26,7 +26,7 @@ fixtures="$here/../../../Fixtures"
 rc=0
 "$bin/mdoc-ble-benchmarks" --runs "${RUNS:-3}" --holder "$bin/mdoc-holder" --store /tmp/wallet.sqlite \
   --policy "$data/policy.toml" --big-store /tmp/big-100000.sqlite --fixtures "$fixtures" \
-  --holder-runs "${HOLDER_RUNS:-3}" --results /tmp/holder-times.json || rc=1
+  --holder-runs "${HOLDER_RUNS:-3}" --holder-warm-runs "${HOLDER_WARM_RUNS:-3}" --results /tmp/holder-times.json || rc=1
 
 # The link alone: bluetoothd owns the ATT fixed channel while it runs.
 . "$here/bluez.sh"
