@@ -38,7 +38,7 @@ LAYERS = [
         ("CDBus", "libdbus-1"),
         ("CBluetooth", "libbluetooth (L2CAP sockets)"),
         ("CPKCS11", "p11-kit (PKCS#11 module loading)"),
-        ("CCurl", "libcurl over the system's OpenSSL"),
+        ("CCurl", "libcurl's declarations (the OpenSSL flavour); Curl loads the library at first use"),
         ("CZlib", "zlib"),
     ]),
     ("C wrapper", "the one Swift target that calls each C library, behind types that own their memory", [
