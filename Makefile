@@ -67,18 +67,9 @@ demo: test-deps
 	$(SWIFT) run mdoc-demo Fixtures
 	Tests/Support/ble-demo.sh .build/debug
 
-# Every release build here is built as the Debian package builds it (packaging/deb/build-deb.sh):
-# the Swift runtime linked in, no $$ORIGIN search path, -z now. One set of flags, so that the
-# benchmarks measure what a kiosk runs and the targets below share one .build/release (other
-# flags would recompile it all). Linked by the toolchain's ld.lld: relative relocations packed
-# (-z pack-relative-relocs, DT_RELR: 20 kB read at start instead of 2.3 MB), the binary's own
-# symbols not exported (nothing looks them up; 1.3 MB less to map), and the functions start-up
-# runs placed together (packaging/link-order.txt, from Tests/Support/link-order.sh; each
-# function in a section of its own so that it can be placed). Still PIE (ASLR) and -z now.
-RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
-	-Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections -Xlinker -z -Xlinker pack-relative-relocs \
-	-Xlinker --no-export-dynamic -Xlinker --symbol-ordering-file=$(CURDIR)/packaging/link-order.txt \
-	-Xlinker --no-warn-symbol-ordering
+# Every release build here is the one the Debian package ships (packaging/release-build.sh says
+# which flags and why), so the benchmarks measure what a kiosk runs and share one .build/release.
+RELEASE_BUILD = SWIFT="$(SWIFT)" packaging/release-build.sh
 
 bench: deps
 	$(RELEASE_BUILD) --product mdoc-benchmarks

@@ -5,6 +5,8 @@ set -euo pipefail
 kind=${1:-build}
 packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libpng-dev libsqlite3-dev libdbus-1-dev libbluetooth-dev
   libp11-kit-dev libcurl4-openssl-dev zlib1g-dev)
+# The release build links GCC's C++ library statically (packaging/release-build.sh).
+packages+=(libstdc++-12-dev)
 # make deb: dpkg-shlibdeps (dpkg-dev), strip and readelf (binutils).
 packages+=(dpkg-dev binutils)
 if [ "$kind" = test ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The link order of the release binaries (packaging/link-order.txt, which Makefile's
-# RELEASE_BUILD and packaging/deb/build-deb.sh give ld.lld as --symbol-ordering-file): the
+# The link order of the release binaries (packaging/link-order.txt, which
+# packaging/release-build.sh gives ld.lld as --symbol-ordering-file): the
 # functions of mdoc-holder that run when `serve` starts and waits (plain and armed kiosk) and
 # when `present --qr terminal` starts, as callgrind sees them on a private bus with BlueZoo,
 # placed together at the start of .text. The Swift runtime and Foundation are linked in, and

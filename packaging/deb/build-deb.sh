@@ -34,18 +34,11 @@ fi
 
 # ---- 1. release builds -----------------------------------------------------------------------
 start=$SECONDS
-# The same flags as the Makefile's RELEASE_BUILD: the Swift runtime linked in, no $ORIGIN
-# search path, every symbol bound at start (read-only GOT after relocation); ld.lld with packed
-# relative relocations (DT_RELR, glibc 2.36), no exported symbols, and the functions start-up
-# runs placed together (packaging/link-order.txt; PIE stays).
-flags=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
-    -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections -Xlinker -z -Xlinker pack-relative-relocs
-    -Xlinker --no-export-dynamic -Xlinker "--symbol-ordering-file=$root/packaging/link-order.txt"
-    -Xlinker --no-warn-symbol-ordering)
+# The release build every release build of the Makefile makes (packaging/release-build.sh).
 for c in "${commands[@]}"; do
-    "$swift" build "${flags[@]}" --product "$c"
+    SWIFT="$swift" "$root/packaging/release-build.sh" --product "$c"
 done
-bin="$("$swift" build "${flags[@]}" --show-bin-path)"
+bin="$(SWIFT="$swift" "$root/packaging/release-build.sh" --show-bin-path)"
 echo "build-deb: release builds (--static-swift-stdlib): $((SECONDS - start)) s"
 for c in "${commands[@]}"; do
     # Nothing from the toolchain: no libswift*, libFoundation*, libdispatch, libBlocksRuntime.
