@@ -23,12 +23,16 @@ let package = Package(
     targets: [
         // C libraries, each reached from exactly one Swift target.
         .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
-        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
-        .systemLibrary(name: "CPKCS11", pkgConfig: "p11-kit-1", providers: [.apt(["libp11-kit-dev"])]),
+        // The kernel's Bluetooth socket structures from BlueZ's headers (no pkgConfig, which would
+        // link libbluetooth: the L2CAP target needs none of its functions).
+        .systemLibrary(name: "CBluetooth", providers: [.apt(["libbluetooth-dev"])]),
+        // PKCS#11's declarations only (no pkgConfig, which would link p11-kit): the PKCS11 target
+        // loads libp11-kit.so.0 when a module is first used.
+        .systemLibrary(name: "CPKCS11", providers: [.apt(["libp11-kit-dev"])]),
         // HTTPS through the system's OpenSSL 3 (Debian's libcurl4-openssl-dev). Its headers
         // only (no pkgConfig, which would link it): libcurl.so.4 is loaded by the Curl target
         // when a transfer first needs it, so a process that stays offline maps none of it.

@@ -40,12 +40,23 @@ public struct BluetoothDeviceAddress: Sendable, Hashable, CustomStringConvertibl
     /// - Throws: ``L2CAPError/system(call:errno:message:)``: `ENODEV` for no such adapter,
     ///   `ENETDOWN` for an adapter that is not up.
     public static func ofAdapter(_ name: String) throws(L2CAPError) -> BluetoothDeviceAddress {
-        let index = hci_devid(name)
-        guard index >= 0 else { throw L2CAPSocket.failure("hci_devid(\(name))") }
-        var address = bdaddr_t()
-        guard hci_devba(index, &address) == 0 else { throw L2CAPSocket.failure("hci_devba(\(name))") }
+        // What libbluetooth's hci_devid and hci_devba do: HCIGETDEVINFO on a raw HCI socket.
+        guard name.hasPrefix("hci"), let index = UInt16(name.dropFirst(3)) else {
+            throw .system(call: "find the adapter \(name)", errno: ENODEV, message: String(cString: strerror(ENODEV)))
+        }
+        let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
+        guard fd >= 0 else { throw L2CAPSocket.failure("socket(BTPROTO_HCI)") }
+        defer { close(fd) }
+        var info = hci_dev_info()
+        info.dev_id = index
+        guard ioctl(fd, mdoc_hci_get_dev_info(), &info) == 0 else {
+            throw L2CAPSocket.failure("HCIGETDEVINFO(\(name))")
+        }
+        guard info.flags & (1 << UInt32(HCI_UP)) != 0 else {
+            throw .system(call: "HCIGETDEVINFO(\(name))", errno: ENETDOWN, message: String(cString: strerror(ENETDOWN)))
+        }
         // bdaddr_t holds the address least significant byte first.
-        return BluetoothDeviceAddress(bytes: withUnsafeBytes(of: address) { Array($0.reversed()) }, kind: .lePublic)
+        return BluetoothDeviceAddress(bytes: withUnsafeBytes(of: info.bdaddr) { Array($0.reversed()) }, kind: .lePublic)
     }
 
     public var description: String {

@@ -50,11 +50,10 @@ public final class L2CAPFixedChannel: Sendable {
         return L2CAPFixedChannel(socket: socket)
     }
 
-    /// Sends one PDU; returns once the kernel has taken it (it blocks while the link's
-    /// buffers are full).
+    /// Sends one PDU as one packet; returns once the kernel has taken it (it blocks while the
+    /// link's buffers are full). An empty PDU sends nothing (ATT has none).
     public func send(_ pdu: [UInt8]) async throws(L2CAPError) {
-        // One packet: the whole PDU as one "SDU" (an empty PDU sends nothing; ATT has none).
-        try await socket.send(pdu, sduSize: max(pdu.count, 1))
+        try await socket.send(packet: pdu)
     }
 
     /// The next PDU.

@@ -47,7 +47,8 @@ final class L2CAPSocket: Sendable {
         a.l2_family = sa_family_t(AF_BLUETOOTH)
         a.l2_psm = psm.littleEndian
         a.l2_cid = cid.littleEndian
-        _ = str2ba(address.description, &a.l2_bdaddr)
+        // bdaddr_t holds the address least significant byte first.
+        withUnsafeMutableBytes(of: &a.l2_bdaddr) { $0.copyBytes(from: address.bytes.reversed()) }
         a.l2_bdaddr_type = UInt8(address.kind == .lePublic ? BDADDR_LE_PUBLIC : BDADDR_LE_RANDOM)
         return a
     }
@@ -167,11 +168,8 @@ final class L2CAPSocket: Sendable {
                 var offset = 0
                 while offset < all.count {
                     let size = min(sduSize, all.count - offset)
-                    let n = Glibc.send(fd, all.baseAddress! + offset, size, Int32(MSG_NOSIGNAL))
-                    if n < 0 { return .failure(Self.failure("send")) }
-                    if n != size {
-                        return .failure(.system(call: "send", errno: 0, message: "short write of \(n) bytes"))
-                    }
+                    let sdu = UnsafeRawBufferPointer(rebasing: all[offset..<offset + size])
+                    if let failure = Self.sendPacket(fd, sdu) { return .failure(failure) }
                     offset += size
                 }
                 return .success(())
@@ -179,6 +177,27 @@ final class L2CAPSocket: Sendable {
         }
         if shutDown { throw .closed }
         try result.get()
+    }
+
+    /// `packet` as one packet (one SDU; on a fixed channel, one PDU) in one blocking call;
+    /// returns once the socket took it. An empty packet sends nothing: the one fixed channel
+    /// open to user space, ATT's, has no empty PDU.
+    func send(packet: [UInt8]) async throws(L2CAPError) {
+        guard !packet.isEmpty else { return }
+        let fd = fd
+        let result: Result<Void, L2CAPError> = await Self.blocking {
+            packet.withUnsafeBytes { bytes in Self.sendPacket(fd, bytes).map { .failure($0) } ?? .success(()) }
+        }
+        if shutDown { throw .closed }
+        try result.get()
+    }
+
+    /// One `send` of `bytes` as one packet: nil once the socket took them all, else why not.
+    private static func sendPacket(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> L2CAPError? {
+        let n = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+        if n < 0 { return failure("send") }
+        guard n == bytes.count else { return .system(call: "send", errno: 0, message: "short write of \(n) bytes") }
+        return nil
     }
 
     private static func blocking<T: Sendable>(_ body: @escaping @Sendable () -> Result<T, L2CAPError>) async -> Result<

@@ -25,17 +25,18 @@ public final class PKCS11Module: @unchecked Sendable {
         defer { lock.unlock() }
         if let module = loaded[path] { return module }
         guard FileManager.default.fileExists(atPath: path) else {
-            throw PKCS11Error("load the module \(path) (no such file)", code: 0)
+            throw .moduleUnavailable("the module \(path) could not be loaded (no such file)")
         }
-        guard let functions = p11_kit_module_load(path, Int32(P11_KIT_MODULE_UNMANAGED)) else {
-            let message = p11_kit_message().map { String(cString: $0) } ?? "unknown reason"
-            throw PKCS11Error("load the module \(path) (\(message))", code: 0)
+        let p11Kit = try P11KitLibrary.shared.get()
+        guard let functions = p11Kit.moduleLoad(path, mdoc_p11_kit_module_unmanaged()) else {
+            let message = p11Kit.message().map { String(cString: $0) } ?? "unknown reason"
+            throw .moduleUnavailable("the module \(path) could not be loaded (\(message))")
         }
         var arguments = CK_C_INITIALIZE_ARGS()
         arguments.flags = CK_FLAGS(CKF_OS_LOCKING_OK)
         let rv = functions.pointee.C_Initialize(&arguments)
         guard rv == CKR_OK || rv == CKR_CRYPTOKI_ALREADY_INITIALIZED else {
-            p11_kit_module_release(functions)
+            p11Kit.moduleRelease(functions)
             throw PKCS11Error("C_Initialize", code: UInt(rv))
         }
         let module = PKCS11Module(path: path, functions: functions)

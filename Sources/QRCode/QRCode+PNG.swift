@@ -3,7 +3,8 @@ import Foundation
 
 extension QRCode {
     /// The symbol as an 8-bit greyscale PNG (libpng's simplified API): `scale` pixels per
-    /// module, dark modules black, a white quiet zone of `quietZone` modules.
+    /// module, dark modules black, a white quiet zone of `quietZone` modules. libpng is loaded
+    /// on the first call (``QRCodeError/libraryUnavailable(_:)`` when it is missing).
     public func png(scale: Int = 8, quietZone: Int = 4) throws(QRCodeError) -> [UInt8] {
         let side = (size + 2 * quietZone) * scale
         var pixels = [UInt8](repeating: 0xFF, count: side * side)
@@ -15,6 +16,7 @@ extension QRCode {
                 }
             }
         }
+        let library = try PNGLibrary.shared.get()
         var image = png_image()
         image.version = png_uint_32(mdoc_png_image_version())
         image.width = png_uint_32(side)
@@ -23,19 +25,20 @@ extension QRCode {
         var size: png_alloc_size_t = 0
         // First call sizes the output, second writes it.
         let sized = pixels.withUnsafeBufferPointer {
-            png_image_write_to_memory(&image, nil, &size, 0, $0.baseAddress, png_int_32(side), nil)
+            library.imageWriteToMemory(&image, nil, &size, 0, $0.baseAddress, png_int_32(side), nil)
         }
         guard sized != 0, size > 0 else {
-            png_image_free(&image)
+            library.imageFree(&image)
             throw .pngFailed
         }
         var out = [UInt8](repeating: 0, count: Int(size))
         let written = out.withUnsafeMutableBufferPointer { buffer in
             pixels.withUnsafeBufferPointer {
-                png_image_write_to_memory(&image, buffer.baseAddress, &size, 0, $0.baseAddress, png_int_32(side), nil)
+                library.imageWriteToMemory(
+                    &image, buffer.baseAddress, &size, 0, $0.baseAddress, png_int_32(side), nil)
             }
         }
-        png_image_free(&image)
+        library.imageFree(&image)
         guard written != 0 else { throw .pngFailed }
         return Array(out.prefix(Int(size)))
     }

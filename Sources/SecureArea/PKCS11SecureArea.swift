@@ -29,7 +29,8 @@ public final class PKCS11SecureArea: SecureArea, @unchecked Sendable {
         do {
             module = try PKCS11Module.load(path: modulePath)
         } catch {
-            throw .backendUnavailable(area: .pkcs11, reason: "\(error); give the module with --pkcs11-module")
+            let hint = error.concernsModule ? "; give the module with --pkcs11-module" : ""
+            throw .backendUnavailable(area: .pkcs11, reason: "\(error)\(hint)")
         }
         do {
             let slot = try module.slot(tokenLabel: token)

@@ -32,12 +32,12 @@ import tempfile
 LAYERS = [
     ("C library", "system-library targets: pkg-config and a module map, nothing else", [
         ("CLibCBOR", "libcbor"),
-        ("COpenSSL", "OpenSSL 3"),
-        ("CQRencode", "libqrencode"),
+        ("COpenSSL", "OpenSSL 3 (libcrypto)"),
+        ("CQRencode", "libqrencode; libpng's declarations (QRCode loads libpng at its first PNG)"),
         ("CSQLite", "sqlite3"),
         ("CDBus", "libdbus-1"),
-        ("CBluetooth", "libbluetooth (L2CAP sockets)"),
-        ("CPKCS11", "p11-kit (PKCS#11 module loading)"),
+        ("CBluetooth", "BlueZ's declarations of the kernel's Bluetooth sockets (L2CAP); no library linked"),
+        ("CPKCS11", "PKCS#11's declarations; PKCS11 loads p11-kit (module loading) at first use"),
         ("CCurl", "libcurl's declarations (the OpenSSL flavour); Curl loads the library at first use"),
         ("CZlib", "zlib"),
     ]),

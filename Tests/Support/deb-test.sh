@@ -4,21 +4,22 @@
 #       runtime linked statically (the time of the build is printed);
 #   (b) its file list is exactly the expected one (modes, root:root), /etc/default/mdoc-holder a
 #       conffile;
-#   (c) its control file: Depends names the package of every library the binaries link, plus
-#       systemd | systemd-sysusers; Recommends bluez; Suggests the TPM and PKCS#11 pieces;
+#   (c) its control file: Depends names the package of every library the binaries link or load
+#       when first used (libcurl, p11-kit, libpng), plus systemd | systemd-sysusers; Recommends
+#       bluez; Suggests the TPM and PKCS#11 pieces;
 #   (d) ldd of every binary names only libraries of Debian packages (dpkg -S), none of the
-#       toolchain's;
+#       toolchain's, and none of those loaded when first used;
 #   (e) lintian reports no error;
 #   (f) on a clean Debian 12 root (debootstrap --variant=minbase bookworm, no Swift; made once
 #       from Debian's packages with the mirror in /etc/apt/sources.list.d and cached as
 #       .build/debian-root.tar) in a chroot: `apt-get install ./mdoc-holder_*.deb` installs it and
 #       what it needs; --help and --version of the three commands, the Documentation= links
 #       of the unit, the service user, a credential import of the committed fixture into the
-#       service's new store (as the operator guide does it), `credentials list` and `engagement
-#       --qr uri` work; `apt-get remove` keeps the store and the conffile and nothing else;
-#       `apt-get purge` leaves nothing of the package; a second install, use, reinstall (an edited
-#       conffile stays), remove and purge leaves the root's file list and its users and groups
-#       exactly as before.
+#       service's new store (as the operator guide does it), `credentials list`, `engagement
+#       --qr uri` and `engagement --qr png:` (libpng loaded on use) work; `apt-get remove` keeps
+#       the store and the conffile and nothing else; `apt-get purge` leaves nothing of the
+#       package; a second install, use, reinstall (an edited conffile stays), remove and purge
+#       leaves the root's file list and its users and groups exactly as before.
 # The systemd-booted tier (the unit run by systemd, D-Bus activation) is not here.
 #
 # Usage: Tests/Support/deb-test.sh [--root-only]   (root: chroot, mount; the network to the
@@ -149,7 +150,8 @@ check "postinst enables and starts nothing" bash -c '! grep -E "(enable|start|tr
 # ---- (c) the control file ------------------------------------------------------------------
 depends="$(dpkg-deb -f "$deb" Depends)"
 echo "Depends: $depends"
-for p in libc6 libssl3 libcurl4 libcbor0.8 libsqlite3-0 libdbus-1-3 libbluetooth3 libqrencode4 libp11-kit0; do
+# libcurl4, libp11-kit0 and libpng16-16: loaded when first used (dlopen), named by build-deb.sh.
+for p in libc6 libssl3 libcurl4 libcbor0.8 libsqlite3-0 libdbus-1-3 libqrencode4 libp11-kit0 libpng16-16; do
     check "Depends names $p" bash -c 'tr "," "\n" <<<"$1" | sed "s/^ *//; s/ .*//" | grep -qxF "$2"' _ "$depends" "$p"
 done
 # GCC's C++ library is linked in (packaging/release-build.sh), so nothing depends on libstdc++6.
@@ -183,6 +185,10 @@ for c in mdoc-holder mdoc-reader mdoc-issuer; do
     fi
 done
 check "ldd: every library of the three binaries is from a Debian package (dpkg -S), none of the toolchain's" test "$ok" -eq 1
+# Loaded when first used (libcurl, p11-kit, libpng) or not needed at all (libbluetooth, libssl).
+check "ldd: no libcurl, libp11-kit, libpng16, libbluetooth or libssl at start" bash -c '
+    for c in mdoc-holder mdoc-reader mdoc-issuer; do
+        ! readelf -d "$1/$c" | grep -E "NEEDED.*(libcurl|libp11-kit|libpng16|libbluetooth|libssl)" || exit 1; done' _ "$tmp/x/usr/bin"
 
 # ---- (e) lintian -----------------------------------------------------------------------------
 # As nobody: lintian warns when run as root.
@@ -265,6 +271,12 @@ use_it() {
     out="$(in_root mdoc-holder engagement --qr uri 2>&1)" || true
     check "$round: engagement --qr uri prints an mdoc: URI" grep -q '^mdoc:' <<<"$out"
     grep -q '^mdoc:' <<<"$out" || echo "$out"
+    # libpng is loaded when the first PNG is written: the package's Depends must have brought it.
+    out="$(in_root mdoc-holder engagement --qr png:/tmp/engagement.png 2>&1)" || true
+    check "$round: engagement --qr png writes a PNG (libpng16.so.16 loaded on use)" bash -c \
+        '[ "$(head -c 8 "$1" | od -An -tx1 | tr -d " ")" = 89504e470d0a1a0a ]' _ "$chroot_dir/tmp/engagement.png"
+    [ -s "$chroot_dir/tmp/engagement.png" ] || echo "$out"
+    rm -f "$chroot_dir/tmp/engagement.png"
 }
 
 # remove_and_purge ROUND: remove keeps the store and the conffile, purge takes everything.

@@ -3,6 +3,8 @@
 # Usage: Tests/Support/install-deps.sh [build|test]
 set -euo pipefail
 kind=${1:-build}
+# Of libcurl, p11-kit, libpng and BlueZ only the headers are used at build time: the binaries load
+# the first three when first used (dlopen) and need no function of libbluetooth.
 packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libpng-dev libsqlite3-dev libdbus-1-dev libbluetooth-dev
   libp11-kit-dev libcurl4-openssl-dev zlib1g-dev)
 # The release build links GCC's C++ library statically (packaging/release-build.sh).

@@ -93,9 +93,14 @@ shlibs="$(cd "$work" && dpkg-shlibdeps -O $(printf -- "-edebian/$package/usr/bin
 [ ! -s "$work/shlibdeps.err" ] || sed 's/^/build-deb: /' "$work/shlibdeps.err" >&2
 depends="${shlibs#shlibs:Depends=}"
 [ -n "$depends" ] && [ "$depends" != "$shlibs" ] || { echo "build-deb: dpkg-shlibdeps said: $shlibs" >&2; exit 1; }
-# libcurl is loaded (dlopen) when an online flow first needs it, not linked, so dpkg-shlibdeps
-# does not see it: libcurl.so.4 of the OpenSSL flavour, with curl_url's CURLU_PUNYCODE (7.88).
-case "$depends" in *libcurl4*) ;; *) depends="$depends, libcurl4 (>= 7.88.0)" ;; esac
+# Libraries loaded (dlopen) when first used, not linked, so dpkg-shlibdeps does not see them:
+# libcurl.so.4 of the OpenSSL flavour, with curl_url's CURLU_PUNYCODE (7.88), when an online flow
+# first needs it; libp11-kit.so.0 when a PKCS#11 module is first loaded (p11_kit_module_load's
+# symbol version, 0.23.18.1); libpng16.so.16 when a PNG is first written
+# (png_image_write_to_memory, 1.6.29).
+for dependency in "libcurl4 (>= 7.88.0)" "libp11-kit0 (>= 0.23.18.1)" "libpng16-16 (>= 1.6.29)"; do
+    case ", $depends," in *", ${dependency%% *}"[\ ,]*) ;; *) depends="$depends, $dependency" ;; esac
+done
 # Packed relative relocations (DT_RELR) are applied by glibc 2.36 and later only; ld.lld does not
 # mark the binaries with GLIBC_ABI_DT_RELR, so dpkg-shlibdeps cannot see it.
 depends="$(printf '%s' "$depends" | sed -E 's/libc6 \(>= 2\.(2[0-9]|3[0-5])(\.[0-9]+)?\)/libc6 (>= 2.36)/')"
