@@ -4,8 +4,8 @@ import ISO18013
 /// The second edition's DeviceEngagement keys (18013-5 second edition, 8.2.1.1): 5
 /// OriginInfos (an array; empty for a QR engagement) and 6 Capabilities (a map: 3
 /// ReaderAuthAll support, 4 extended request support, each a boolean). A "1.0" engagement
-/// has neither.
-enum EngagementCapabilities {
+/// has neither. Both keys are read from the engagement once, when this is made.
+struct EngagementCapabilities {
     static let originInfos = 5
     static let capabilities = 6
     /// Capabilities key 3: the holder verifies `readerAuthAll`.
@@ -14,24 +14,27 @@ enum EngagementCapabilities {
     /// alternativeDataElements, maximumResponseSize, ...; DeviceRequestInfo use cases).
     static let extendedRequestSupport = 4
 
-    /// The value of engagement key `key`, when present.
-    static func entry(_ key: Int, in engagement: DeviceEngagement) -> CBOR? {
-        engagement.otherEntries.first { $0.key.intValue == key }?.value
+    /// A "1.0" engagement.
+    let isFirstEdition: Bool
+    /// Keys 5 and 6 as the engagement carries them, when present.
+    let origin: CBOR?
+    let capabilitiesValue: CBOR?
+
+    init(of engagement: DeviceEngagement) {
+        isFirstEdition = DeviceRequest.isFirstEdition(engagement.version)
+        origin = engagement.otherEntries.first { $0.key.intValue == Self.originInfos }?.value
+        capabilitiesValue = engagement.otherEntries.first { $0.key.intValue == Self.capabilities }?.value
     }
 
     /// Whether the engagement is "1.1" or later with Capabilities `capability` = true.
-    static func advertises(_ capability: Int, in engagement: DeviceEngagement) -> Bool {
-        guard !DeviceRequest.isFirstEdition(engagement.version),
-            let map = entry(capabilities, in: engagement), case .map(let entries) = map
-        else { return false }
+    func advertises(_ capability: Int) -> Bool {
+        guard !isFirstEdition, case .map(let entries)? = capabilitiesValue else { return false }
         return entries.first { $0.key.intValue == capability }?.value.boolValue == true
     }
 
     /// What breaks the second edition's rules for keys 5 and 6 (empty: nothing).
-    static func problems(in engagement: DeviceEngagement) -> [String] {
-        let origin = entry(originInfos, in: engagement)
-        let capabilitiesValue = entry(capabilities, in: engagement)
-        if DeviceRequest.isFirstEdition(engagement.version) {
+    var problems: [String] {
+        if isFirstEdition {
             return [origin.map { _ in "key 5 (OriginInfos)" }, capabilitiesValue.map { _ in "key 6 (Capabilities)" }]
                 .compactMap { $0 }.map { "a \"1.0\" engagement with \($0), which only \"1.1\" has" }
         }
@@ -43,7 +46,7 @@ enum EngagementCapabilities {
             guard case .map(let entries) = capabilitiesValue else {
                 return problems + ["key 6 (Capabilities) is not a map"]
             }
-            for key in [readerAuthAllSupport, extendedRequestSupport] {
+            for key in [Self.readerAuthAllSupport, Self.extendedRequestSupport] {
                 if let value = entries.first(where: { $0.key.intValue == key })?.value, value.boolValue == nil {
                     problems.append("Capabilities key \(key) is not a boolean")
                 }
@@ -53,13 +56,13 @@ enum EngagementCapabilities {
     }
 
     /// Keys 5 and 6 in words, for a pass reason.
-    static func summary(of engagement: DeviceEngagement) -> String {
-        let origin = entry(originInfos, in: engagement).flatMap(\.arrayValue).map { "\($0.count) OriginInfo(s)" }
-        let shown = [readerAuthAllSupport: "ReaderAuthAll", extendedRequestSupport: "extended requests"]
+    var summary: String {
+        let origins = origin.flatMap(\.arrayValue).map { "\($0.count) OriginInfo(s)" }
+        let shown = [Self.readerAuthAllSupport: "ReaderAuthAll", Self.extendedRequestSupport: "extended requests"]
             .sorted { $0.key < $1.key }
-            .filter { advertises($0.key, in: engagement) }.map(\.value)
+            .filter { advertises($0.key) }.map(\.value)
         return [
-            origin ?? "no OriginInfos",
+            origins ?? "no OriginInfos",
             shown.isEmpty ? "no capability advertised" : "supports " + shown.joined(separator: " and "),
         ]
         .joined(separator: ", ")

@@ -109,7 +109,7 @@ public enum ReaderAuthentication {
         } catch {
             return .init(status: .invalid, readerCertificate: leaf, failure: "readerAuth cannot be checked: \(error)")
         }
-        if let problem = ReaderProfileMemory.problem(of: leaf, profileProblem) {
+        if let problem = profileProblem(leaf) {
             return .init(status: .untrusted, readerCertificate: leaf, failure: problem)
         }
         let validation = CertificateChainValidator.validate(chain: chain, anchors: trustAnchors, at: time)

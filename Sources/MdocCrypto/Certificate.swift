@@ -4,8 +4,9 @@ import Synchronization
 
 /// An X.509 certificate. Owns an OpenSSL `X509`, freed on deinit.
 ///
-/// Sendable: the object is never modified after initialization (OpenSSL's internal caches of
-/// decoded extensions are filled under its own lock).
+/// Sendable: the certificate is never modified after initialization; what is computed on
+/// first use (its public key, subject and decoded extensions) is stored once, under a lock or
+/// by an atomic exchange (OpenSSL's internal caches are filled under its own lock).
 public final class Certificate: @unchecked Sendable, Equatable, CustomStringConvertible {
     /// The DER encoding.
     public let der: [UInt8]
@@ -15,6 +16,8 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
     private let subjectKey = Mutex<PublicKey?>(nil)
     /// ``subject``, printed on first use (every consent prompt and history entry names it).
     private let subjectName = Mutex<String?>(nil)
+    /// ``extensions``, decoded on first use and held (+1) until deinit; read without a lock.
+    let decodedExtensions = Atomic<Unmanaged<CertificateExtensions>?>(nil)
 
     /// Takes ownership of `x509`, which is freed even if this throws.
     init(adopting x509: OpaquePointer) throws(CryptoError) {
@@ -27,6 +30,7 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
     }
 
     deinit {
+        decodedExtensions.load(ordering: .acquiring)?.release()
         X509_free(x509)
     }
 

@@ -38,7 +38,7 @@ enum RequestMatching {
     static func issuerAccepted(_ info: DocRequestInfo, _ credential: PresentableCredential) -> Bool {
         guard let accepted = info.issuerIdentifiers else { return true }
         for der in credential.issuerSigned.issuerAuth.x5chain ?? [] {
-            guard let certificate = try? Certificate(der: der) else { continue }
+            guard let certificate = try? Certificate.cached(der: der) else { continue }
             let identifiers = [certificate.authorityKeyIdentifier, certificate.subjectKeyIdentifier].compactMap { $0 }
             if identifiers.contains(where: accepted.contains) { return true }
         }

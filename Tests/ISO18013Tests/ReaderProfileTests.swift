@@ -6,8 +6,9 @@ import TestSupport
 import Testing
 
 /// The reader certificate profile (Annex B: the mdoc reader authentication EKU,
-/// digitalSignature, not a CA) is checked on every readerAuth; a certificate seen again has
-/// its result remembered (the same parsed object), and that never mixes two certificates up.
+/// digitalSignature, not a CA) is checked on every readerAuth. A certificate seen again is the
+/// same parsed object with its extensions decoded once (`Certificate.cached(der:)`); two
+/// certificates arriving in turn each keep their own result, every time.
 struct ReaderProfileTests {
     static func readerAuth(by signer: ReceivedBytesSigner) throws -> (COSESign1, [UInt8]) {
         let transcript = try SessionTranscript(bytes: Vectors.annexD("SessionTranscriptBytes"))

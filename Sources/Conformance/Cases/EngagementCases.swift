@@ -52,14 +52,15 @@ enum EngagementCases {
     ) { context throws(CaseStop) in
         let engagement = context.engagement
         context.evidence.note("DeviceEngagementBytes", bytes: engagement.bytes)
-        let problems = EngagementCapabilities.problems(in: engagement)
+        let capabilities = EngagementCapabilities(of: engagement)
+        let problems = capabilities.problems
         guard problems.isEmpty else {
             throw .fail("version \"\(engagement.version)\": " + problems.joined(separator: "; "))
         }
-        if DeviceRequest.isFirstEdition(engagement.version) {
+        if capabilities.isFirstEdition {
             return "version 1.0 without keys 5 and 6: a first-edition engagement (readers send it 1.0 requests)"
         }
-        return "version \(engagement.version): " + EngagementCapabilities.summary(of: engagement)
+        return "version \(engagement.version): " + capabilities.summary
     }
 
     static let bleOption = ConformanceCase(

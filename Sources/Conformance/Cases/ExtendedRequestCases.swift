@@ -74,7 +74,7 @@ enum ExtendedRequestCases {
     /// Skips unless the engagement advertises extended request support.
     static func needsExtendedRequests(_ context: CaseContext) throws(CaseStop) -> ReaderIdentity {
         let identity = try ReaderAuthenticationAllCases.identity(context)
-        guard EngagementCapabilities.advertises(EngagementCapabilities.extendedRequestSupport, in: context.engagement)
+        guard EngagementCapabilities(of: context.engagement).advertises(EngagementCapabilities.extendedRequestSupport)
         else { throw .skip("the engagement does not advertise extended request support (Capabilities key 4)") }
         return identity
     }

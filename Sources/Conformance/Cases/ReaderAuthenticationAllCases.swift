@@ -51,7 +51,7 @@ enum ReaderAuthenticationAllCases {
         reference: reference, needsConsent: true
     ) { context throws(CaseStop) in
         let identity = try identity(context)
-        guard EngagementCapabilities.advertises(EngagementCapabilities.readerAuthAllSupport, in: context.engagement)
+        guard EngagementCapabilities(of: context.engagement).advertises(EngagementCapabilities.readerAuthAllSupport)
         else { throw .skip("the engagement does not advertise ReaderAuthAll support (Capabilities key 3)") }
         let crafted = request(context, signAll: signer(identity))
         let exchange = try await context.firstMessage("SessionEstablishment (1.1, readerAuthAll)") { session in
