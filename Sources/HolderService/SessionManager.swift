@@ -27,8 +27,6 @@ actor SessionManager {
     private var endWaiters: [UInt64: [CheckedContinuation<Void, Never>]] = [:]
     /// One GATT server and one GATT client, on a BlueZ connection of their own, per adapter used.
     private var links: [String: BlueZRoles] = [:]
-    /// A BlueZ connection to check adapter names on.
-    private var probe: BlueZClient?
     private var bluetoothWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter: UInt64 = 0
     /// Set when the service stops: no new session starts.
@@ -151,14 +149,9 @@ actor SessionManager {
     private func adapterLinks(for adapter: String) async throws(HolderServiceError) -> BlueZRoles {
         if let existing = links[adapter] { return existing }
         do {
-            let probe: BlueZClient
-            if let existing = self.probe {
-                probe = existing
-            } else {
-                probe = try await BlueZClient.connect(busAddress: environment.configuration.busAddress)
-                self.probe = probe
-            }
-            _ = try await probe.adapter(named: adapter)
+            // Adapter names are checked on the service's own bus connection: a connection
+            // (and its thread) of their own would only sit idle after this one call.
+            _ = try await BlueZClient(connection: environment.connection).adapter(named: adapter)
             if let existing = links[adapter] { return existing }
             let client = try await BlueZClient.connect(busAddress: environment.configuration.busAddress)
             let log = log
