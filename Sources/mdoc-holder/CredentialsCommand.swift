@@ -21,6 +21,7 @@ struct CredentialsCommand: ParsableCommand {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Import the credential(s) of an issuer's file and print the new credential ID(s).",
             discussion: """
                 FILE is the CBOR an issuer produced (binary or hex): an IssuerSigned, a Document, or a \
@@ -171,6 +172,7 @@ struct CredentialsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the stored credentials (element identifiers, never values) and pending issuances.")
 
         @OptionGroup var listing: ListingOptions
@@ -216,6 +218,7 @@ struct CredentialsCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one credential; element values only with --values.")
 
         @Argument(help: ArgumentHelp("The credential ID (see `credentials list`).", valueName: "id"))
@@ -263,6 +266,7 @@ struct CredentialsCommand: ParsableCommand {
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a stored credential (its history stays).",
             discussion: """
                 A credential received with OpenID4VCI whose issuer asked for notifications (with a Bearer \

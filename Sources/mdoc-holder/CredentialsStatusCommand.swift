@@ -9,6 +9,7 @@ extension CredentialsCommand {
     /// their issuers' Token Status Lists, checked now and stored.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Check the stored credentials' status in their issuers' status lists (goes online).",
             discussion: """
                 For each stored credential that carries a status list reference (an mdoc's MSO status, an \

@@ -15,6 +15,7 @@ struct KeysCommand: ParsableCommand {
 
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Make a device key in a secure area and print its ID.",
             discussion: """
                 The key is made in --secure-area (default software: wrapped under the key-encryption key; tpm2: \
@@ -52,6 +53,7 @@ struct KeysCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the device keys: ID, secure area, curve, hardware-bound, credentials using it.")
 
         @OptionGroup var listing: ListingOptions
@@ -76,6 +78,7 @@ struct KeysCommand: ParsableCommand {
 
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a device key (refused while a credential uses it, unless --with-credentials).")
 
         @Argument(help: ArgumentHelp("The key ID (keys list).", valueName: "id")) var id: String

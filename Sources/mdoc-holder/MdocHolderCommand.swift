@@ -3,7 +3,6 @@ import Foundation
 import PrintableText
 import ProjectVersion
 
-@main
 struct MdocHolderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mdoc-holder",

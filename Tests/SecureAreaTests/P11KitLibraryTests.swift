@@ -26,8 +26,10 @@ import Testing
             Issue.record("libp11-kit.so.0 did not load")
             return
         }
-        #expect(throws: PKCS11Error.moduleUnavailable("the module /nonexistent/module.so could not be loaded (no such file)"))
-        {
+        #expect(
+            throws: PKCS11Error.moduleUnavailable(
+                "the module /nonexistent/module.so could not be loaded (no such file)")
+        ) {
             try PKCS11Module.load(path: "/nonexistent/module.so")
         }
         // A file that is not a PKCS#11 module: p11-kit's own words for it, through the loaded library.

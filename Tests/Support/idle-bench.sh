@@ -44,6 +44,18 @@ rollup = {l.split(":")[0]: l.split(":")[1].strip() for l in open(f"/proc/{pid}/s
 print("  smaps_rollup: " + ", ".join(f"{k} {rollup[k]}" for k in ("Rss", "Pss", "Private_Dirty", "Shared_Clean", "Private_Clean") if k in rollup))
 groups, name, tids = {}, None, set()
 import os
+# The threads by name: the main thread (after start it only waits for signals), one
+# "dbus-loop" per D-Bus connection, Dispatch's threads (the Swift cooperative pool's workers,
+# idle ones ending after a few seconds without work, and Dispatch's manager).
+threads = {}
+for tid in os.listdir(f"/proc/{pid}/task"):
+    try:
+        comm = open(f"/proc/{pid}/task/{tid}/comm").read().strip()
+    except OSError:
+        continue
+    kind = "Dispatch" if comm.endswith(("-qos", "overcommit")) else comm
+    threads[kind] = threads.get(kind, 0) + 1
+print("  threads: " + ", ".join(f"{n} {k}" for k, n in sorted(threads.items(), key=lambda kv: -kv[1])))
 stacks = set()
 for tid in os.listdir(f"/proc/{pid}/task"):
     try:
@@ -181,6 +193,13 @@ def until(mode, marker):
         p.kill(); p.wait()
     os.close(master)
     return took
+# The launcher's own floor, the same way: process start to exit of /bin/true (no pseudo-terminal).
+floor = []
+for _ in range(runs):
+    start = time.monotonic()
+    subprocess.run(["/bin/true"])
+    floor.append((time.monotonic() - start) * 1000)
+print(f"launcher floor (/bin/true, start -> exit): median {statistics.median(floor):.1f} ms")
 for mode, label, marker in [
     # The drawing (ESC [97;40m lines of blocks) is followed by the URI line: its end is the QR's.
     ("terminal", "process start -> QR code on a terminal",
