@@ -43,7 +43,7 @@ let package = Package(
         // Swift wrappers.
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
         .target(name: "MdocCrypto", dependencies: ["COpenSSL"]),
-        .target(name: "QRCode", dependencies: ["CQRencode"]),
+        .target(name: "QRCode", dependencies: ["CQRencode", "Zlib"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         // L2CAP connection-oriented channels over libbluetooth sockets.
@@ -254,7 +254,7 @@ let package = Package(
             name: "VICALTests", dependencies: ["VICAL", "ISO18013", "COSE", "CBOR", "MdocCrypto", "MdocIssuer"]),
         .testTarget(
             name: "ISO18013Tests", dependencies: ["ISO18013", "CBOR", "COSE", "MdocCrypto", "TestSupport", "Base64"]),
-        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "Zlib", "TestSupport"]),
         .testTarget(
             name: "WalletTests",
             dependencies: [

@@ -1,46 +1,44 @@
-import CQRencode
 import Foundation
+import Zlib
 
 extension QRCode {
-    /// The symbol as an 8-bit greyscale PNG (libpng's simplified API): `scale` pixels per
-    /// module, dark modules black, a white quiet zone of `quietZone` modules. libpng is loaded
-    /// on the first call (``QRCodeError/libraryUnavailable(_:)`` when it is missing).
+    /// The symbol as an 8-bit greyscale PNG: `scale` pixels per module, dark modules black, a
+    /// white quiet zone of `quietZone` modules. Written here (the PNG signature, IHDR, one IDAT
+    /// of the zlib-deflated rows, IEND), so no image library is needed for a QR code.
     public func png(scale: Int = 8, quietZone: Int = 4) throws(QRCodeError) -> [UInt8] {
         let side = (size + 2 * quietZone) * scale
-        var pixels = [UInt8](repeating: 0xFF, count: side * side)
+        // Each row: filter type 0 (None), then one byte per pixel.
+        var rows = [UInt8](repeating: 0xFF, count: side * (side + 1))
+        for y in 0..<side { rows[y * (side + 1)] = 0 }
         for row in 0..<size {
             for column in 0..<size where isDark(row: row, column: column) {
                 for y in 0..<scale {
-                    let base = ((row + quietZone) * scale + y) * side + (column + quietZone) * scale
-                    for x in 0..<scale { pixels[base + x] = 0 }
+                    let base = ((row + quietZone) * scale + y) * (side + 1) + 1 + (column + quietZone) * scale
+                    for x in 0..<scale { rows[base + x] = 0 }
                 }
             }
         }
-        let library = try PNGLibrary.shared.get()
-        var image = png_image()
-        image.version = png_uint_32(mdoc_png_image_version())
-        image.width = png_uint_32(side)
-        image.height = png_uint_32(side)
-        image.format = png_uint_32(mdoc_png_format_gray())
-        var size: png_alloc_size_t = 0
-        // First call sizes the output, second writes it.
-        let sized = pixels.withUnsafeBufferPointer {
-            library.imageWriteToMemory(&image, nil, &size, 0, $0.baseAddress, png_int_32(side), nil)
-        }
-        guard sized != 0, size > 0 else {
-            library.imageFree(&image)
+        let pixels: [UInt8]
+        do {
+            pixels = try Zlib.deflate(rows)
+        } catch {
             throw .pngFailed
         }
-        var out = [UInt8](repeating: 0, count: Int(size))
-        let written = out.withUnsafeMutableBufferPointer { buffer in
-            pixels.withUnsafeBufferPointer {
-                library.imageWriteToMemory(
-                    &image, buffer.baseAddress, &size, 0, $0.baseAddress, png_int_32(side), nil)
-            }
-        }
-        library.imageFree(&image)
-        guard written != 0 else { throw .pngFailed }
-        return Array(out.prefix(Int(size)))
+        // Width, height, bit depth 8, colour type 0 (greyscale), deflate, adaptive filtering,
+        // no interlace.
+        let header = Self.bigEndian(UInt32(side)) + Self.bigEndian(UInt32(side)) + [8, 0, 0, 0, 0]
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Self.chunk("IHDR", header)
+            + Self.chunk("IDAT", pixels) + Self.chunk("IEND", [])
+    }
+
+    /// A PNG chunk: length, type, data, the CRC-32 of type and data.
+    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let name = Array(type.utf8)
+        return bigEndian(UInt32(data.count)) + name + data + bigEndian(Zlib.crc32(name, data))
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 
     /// Writes the PNG atomically: a temporary file in the same directory, then a rename, so a

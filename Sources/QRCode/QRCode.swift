@@ -6,17 +6,13 @@ public enum QRCodeError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooLong(bytes: Int)
     case encodingFailed
     case pngFailed
-    /// libpng (loaded when the first PNG is written) is missing: the reason names it and the
-    /// package to install.
-    case libraryUnavailable(String)
     case cannotWrite(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .tooLong(let n): return "\(n) bytes do not fit in a QR code"
         case .encodingFailed: return "libqrencode could not encode the text"
-        case .pngFailed: return "libpng could not write the QR code image"
-        case .libraryUnavailable(let reason): return reason
+        case .pngFailed: return "the QR code image could not be compressed"
         case .cannotWrite(let path, let reason): return "cannot write \(path): \(reason)"
         }
     }

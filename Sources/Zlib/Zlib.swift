@@ -24,8 +24,18 @@ public enum ZlibError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// zlib streams (RFC 1950 around RFC 1951 deflate), as Token Status Lists carry their bits.
+/// zlib streams (RFC 1950 around RFC 1951 deflate), as Token Status Lists carry their bits and
+/// PNG images their pixels; and zlib's CRC-32 (ISO 3309, PNG's chunk check).
 public enum Zlib {
+    /// The CRC-32 of the concatenation of `parts`.
+    public static func crc32(_ parts: [UInt8]...) -> UInt32 {
+        var crc = CZlib.crc32(0, nil, 0)
+        for part in parts {
+            crc = part.withUnsafeBufferPointer { CZlib.crc32(crc, $0.baseAddress, uInt($0.count)) }
+        }
+        return UInt32(crc)
+    }
+
     /// Inflates one complete zlib stream, never producing more than `maximumOutput` bytes:
     /// the output is written in pieces and the stream is abandoned as soon as it would
     /// exceed the cap, so a small input that inflates to gigabytes costs at most the cap.

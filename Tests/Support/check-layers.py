@@ -33,7 +33,7 @@ LAYERS = [
     ("C library", "system-library targets: pkg-config and a module map, nothing else", [
         ("CLibCBOR", "libcbor"),
         ("COpenSSL", "OpenSSL 3 (libcrypto)"),
-        ("CQRencode", "libqrencode; libpng's declarations (QRCode loads libpng at its first PNG)"),
+        ("CQRencode", "libqrencode"),
         ("CSQLite", "sqlite3"),
         ("CDBus", "libdbus-1"),
         ("CBluetooth", "BlueZ's declarations of the kernel's Bluetooth sockets (L2CAP); no library linked"),
@@ -44,7 +44,7 @@ LAYERS = [
     ("C wrapper", "the one Swift target that calls each C library, behind types that own their memory", [
         ("CBOR", "CBOR values; libcbor's decoder under depth, item and size limits; preferred encoding; tag 24"),
         ("MdocCrypto", "keys, ECDH, ECDSA/EdDSA, HKDF, AES-GCM, HMAC, SHA-2, X.509 parsing, building, validation"),
-        ("QRCode", "QR symbols, drawn on a terminal with half blocks"),
+        ("QRCode", "QR symbols, drawn on a terminal with half blocks or written as PNG (deflated by Zlib)"),
         ("SQLite", "the database wrapper"),
         ("DBus", "libdbus: typed values (fds too), async calls, signals, exported objects"),
         ("L2CAP", "LE credit-based channels: listen on a dynamic PSM, accept, connect"),

@@ -3,9 +3,9 @@
 # Usage: Tests/Support/install-deps.sh [build|test]
 set -euo pipefail
 kind=${1:-build}
-# Of libcurl, p11-kit, libpng and BlueZ only the headers are used at build time: the binaries load
-# the first three when first used (dlopen) and need no function of libbluetooth.
-packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libpng-dev libsqlite3-dev libdbus-1-dev libbluetooth-dev
+# Of libcurl, p11-kit and BlueZ only the headers are used at build time: the binaries load the
+# first two when first used (dlopen) and need no function of libbluetooth.
+packages=(pkg-config libcbor-dev libssl-dev libqrencode-dev libsqlite3-dev libdbus-1-dev libbluetooth-dev
   libp11-kit-dev libcurl4-openssl-dev zlib1g-dev)
 # The release build links GCC's C++ library statically (packaging/release-build.sh).
 packages+=(libstdc++-12-dev)

@@ -96,9 +96,8 @@ depends="${shlibs#shlibs:Depends=}"
 # Libraries loaded (dlopen) when first used, not linked, so dpkg-shlibdeps does not see them:
 # libcurl.so.4 of the OpenSSL flavour, with curl_url's CURLU_PUNYCODE (7.88), when an online flow
 # first needs it; libp11-kit.so.0 when a PKCS#11 module is first loaded (p11_kit_module_load's
-# symbol version, 0.23.18.1); libpng16.so.16 when a PNG is first written
-# (png_image_write_to_memory, 1.6.29).
-for dependency in "libcurl4 (>= 7.88.0)" "libp11-kit0 (>= 0.23.18.1)" "libpng16-16 (>= 1.6.29)"; do
+# symbol version, 0.23.18.1).
+for dependency in "libcurl4 (>= 7.88.0)" "libp11-kit0 (>= 0.23.18.1)"; do
     case ", $depends," in *", ${dependency%% *}"[\ ,]*) ;; *) depends="$depends, $dependency" ;; esac
 done
 # Packed relative relocations (DT_RELR) are applied by glibc 2.36 and later only; ld.lld does not
