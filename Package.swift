@@ -57,12 +57,12 @@ let package = Package(
         // BlueZ D-Bus client: knows nothing of mdocs.
         // Bluetooth values every layer shares (one UUID type), no C.
         .target(name: "Bluetooth"),
-        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth"]),
+        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "BoundedFile"]),
 
         // Where device keys live: software (wrapped under a key-encryption key), TPM 2.0.
         // PKCS#11 tokens through p11-kit's module loader.
         .target(name: "PKCS11", dependencies: ["CPKCS11"]),
-        .target(name: "SecureArea", dependencies: ["MdocCrypto", "PKCS11"]),
+        .target(name: "SecureArea", dependencies: ["MdocCrypto", "PKCS11", "PrintableText", "BoundedFile"]),
 
         // Protocol layers (pure Swift).
         .target(name: "COSE", dependencies: ["CBOR", "MdocCrypto"]),
@@ -72,7 +72,7 @@ let package = Package(
         // Token Status Lists (draft-ietf-oauth-status-list): references, the bit-packed list,
         // its token as CWT or JWT and the checks of that token. Sans-I/O.
         .target(
-            name: "TokenStatusList", dependencies: ["CBOR", "COSE", "MdocCrypto", "JOSE", "Base64", "Zlib"]),
+            name: "TokenStatusList", dependencies: ["CBOR", "COSE", "MdocCrypto", "JOSE", "Base64", "Zlib", "PrintableText"]),
         .target(name: "BoundedFile"),
         // The one rule for text from outside on its way to a terminal, a log or an error
         // message: control and bidirectional characters escaped, length bounded. No C.
@@ -80,7 +80,7 @@ let package = Package(
         // The consent model every flow shares: requests, decisions, the front-end protocol.
         .target(name: "Consent"),
         // The configuration files (kiosk policy, pre-registered verifiers) read as TOML.
-        .target(name: "ConfigFile", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "ConfigFile", dependencies: ["PrintableText", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The holder's configured trust, read from its TOML files: kiosk consent rules (the policy
         // file) and the OpenID4VP verifiers it knows in advance (the verifiers file).
         .target(
@@ -95,7 +95,7 @@ let package = Package(
             name: "Wallet",
             dependencies: [
                 "CBOR", "MdocCrypto", "ISO18013", "SQLite", "Consent", "Presentation", "SecureArea", "JOSE", "SDJWT",
-                "SDJWTPresentable", "OAuthWeb", "TokenStatusList",
+                "SDJWTPresentable", "OAuthWeb", "TokenStatusList", "PrintableText", "BoundedFile",
             ]),
         .target(name: "MdocIssuer", dependencies: ["CBOR", "MdocCrypto", "COSE", "ISO18013", "JOSE"]),
         // ISO 18013-5 BLE without I/O: chunking, the session state machine of both GATT roles,
@@ -134,7 +134,7 @@ let package = Package(
             name: "OpenID4VP",
             dependencies: [
                 "JOSE", "CBOR", "MdocCrypto", "ISO18013", "Consent", "Presentation", "SDJWT", "SDJWTPresentable",
-                "OAuthWeb", "Base64",
+                "OAuthWeb", "Base64", "PrintableText",
             ]),
         // Receiving credentials: OpenID4VCI 1.0 offers, metadata, tokens, proofs, responses.
         .target(
@@ -158,7 +158,7 @@ let package = Package(
             name: "OnlineFlows",
             dependencies: [
                 "OnlineTransport", "OpenID4VP", "OpenID4VCI", "OAuthWeb", "Wallet", "Consent", "Presentation",
-                "ISO18013", "MdocCrypto", "JOSE", "SecureArea", "SDJWTPresentable", "Base64", "Curl",
+                "ISO18013", "MdocCrypto", "JOSE", "SecureArea", "SDJWTPresentable", "Base64", "Curl", "PrintableText",
             ]),
 
         // The holder both adapters (the command line, the D-Bus service) run: built once from

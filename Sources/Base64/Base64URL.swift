@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// base64url without padding (RFC 4648 section 5), as the `mdoc:` URI (ISO 18013-5) and the
 /// JOSE compact forms (RFC 7515 section 2) write it. Decoding is strict: no padding unless the

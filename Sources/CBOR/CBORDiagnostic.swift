@@ -9,7 +9,7 @@ extension CBOR {
             let shown = b.prefix(maxBytes).map { hexDigits($0) }.joined()
             return b.count > maxBytes ? "h'\(shown)...' (\(b.count) bytes)" : "h'\(shown)'"
         case .text(let s):
-            return "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            return "\"" + s.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
                 + "\""
         case .array(let items):
             return "[" + items.map { $0.diagnostic(maxBytes: maxBytes) }.joined(separator: ", ") + "]"

@@ -1,5 +1,5 @@
 import BoundedFile
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc

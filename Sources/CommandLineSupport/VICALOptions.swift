@@ -1,6 +1,6 @@
 import ArgumentParser
 import BoundedFile
-import Foundation
+import FoundationEssentials
 import ISO18013
 import MdocCrypto
 import PrintableText

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TOMLKit
 
 /// A syntax error in a configuration file, with its line.

@@ -1,4 +1,4 @@
-import Foundation
+import PrintableText
 
 /// Where keys and `[[NAME]]` headers sit in the file's text, for messages: TOMLKit gives
 /// values, not their lines. Lines inside multi-line strings are not looked at.
@@ -16,7 +16,7 @@ struct SourceLines {
                 if line.contains(delimiter) { inMultiline = nil }
                 line = ""
             } else {
-                for delimiter in ["\"\"\"", "\'\'\'"] where line.components(separatedBy: delimiter).count == 2 {
+                for delimiter in ["\"\"\"", "\'\'\'"] where line.ranges(of: delimiter).count == 1 {
                     inMultiline = delimiter
                 }
             }
@@ -28,9 +28,9 @@ struct SourceLines {
     /// The lines of the `[[name]]` headers, in order.
     func arrayTableHeaders(_ name: String) -> [Int] {
         lines.indices.filter { index in
-            let t = lines[index].trimmingCharacters(in: .whitespaces)
-            guard t.hasPrefix("[["), let close = t.range(of: "]]") else { return false }
-            let inner = t[t.index(t.startIndex, offsetBy: 2)..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            let t = lines[index].trimmingBlanks()
+            guard t.hasPrefix("[["), let close = t.firstRange(of: "]]") else { return false }
+            let inner = t[t.index(t.startIndex, offsetBy: 2)..<close.lowerBound].trimmingBlanks()
             return Self.unquoted(inner) == name
         }.map { $0 + 1 }
     }
@@ -40,16 +40,16 @@ struct SourceLines {
     func firstLine(ofKey key: String, orTable table: String? = nil, from: Int = 1, before: Int = Int.max) -> Int? {
         guard from <= lines.count else { return nil }
         for number in from...lines.count where number < before {
-            let t = lines[number - 1].trimmingCharacters(in: .whitespaces)
+            let t = lines[number - 1].trimmingBlanks()
             if let table, t.hasPrefix("["), !t.hasPrefix("[["), let close = t.firstIndex(of: "]"),
-                Self.unquoted(t[t.index(after: t.startIndex)..<close].trimmingCharacters(in: .whitespaces)) == table
+                Self.unquoted(t[t.index(after: t.startIndex)..<close].trimmingBlanks()) == table
             {
                 return number
             }
             // Keys at the start of a line, or inside an inline table on it.
-            for candidate in [t] + t.components(separatedBy: CharacterSet(charactersIn: "{,")).dropFirst() {
+            for candidate in [t[...]] + t.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "{" || $0 == "," }).dropFirst() {
                 guard let equals = candidate.firstIndex(of: "=") else { continue }
-                if Self.unquoted(candidate[..<equals].trimmingCharacters(in: .whitespaces)) == key { return number }
+                if Self.unquoted(candidate[..<equals].trimmingBlanks()) == key { return number }
             }
         }
         return nil
@@ -57,7 +57,7 @@ struct SourceLines {
 
     /// A sort key for `key` on `line`: the line, then the key's offset in it.
     func offset(of key: String, onLine line: Int) -> Int {
-        guard line >= 1, line <= lines.count, let range = lines[line - 1].range(of: key) else { return line << 20 }
+        guard line >= 1, line <= lines.count, let range = lines[line - 1].firstRange(of: key) else { return line << 20 }
         return line << 20 + lines[line - 1].distance(from: lines[line - 1].startIndex, to: range.lowerBound)
     }
 

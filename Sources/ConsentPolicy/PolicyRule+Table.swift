@@ -1,7 +1,7 @@
 import BoundedFile
 import ConfigFile
 import Consent
-import Foundation
+import FoundationEssentials
 import MdocCrypto
 
 extension PolicyRule {

@@ -1,6 +1,6 @@
 import BoundedFile
 import ConfigFile
-import Foundation
+import FoundationEssentials
 import JOSE
 import MdocCrypto
 import OpenID4VP

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -32,17 +32,17 @@ public struct CurlProxy: Sendable, Equatable {
         -> CurlProxy?
     {
         guard let url = environment["https_proxy"] ?? environment["HTTPS_PROXY"],
-            !url.trimmingCharacters(in: .whitespaces).isEmpty
+            !url.trimmingSpacesAndTabs().isEmpty
         else { return nil }
         return CurlProxy(
-            url: url.trimmingCharacters(in: .whitespaces), noProxy: environment["no_proxy"] ?? environment["NO_PROXY"])
+            url: url.trimmingSpacesAndTabs(), noProxy: environment["no_proxy"] ?? environment["NO_PROXY"])
     }
 
     /// The proxy's scheme, host and port; nil when `url` is not an http proxy URL (another
     /// scheme, such as `socks5://` or `https://`, or no host).
     public var authority: (host: String, port: Int)? {
         var text = url
-        if let range = text.range(of: "://") {
+        if let range = text.firstRange(of: "://") {
             guard text[..<range.lowerBound].lowercased() == "http" else { return nil }
             text = String(text[range.upperBound...])
         }

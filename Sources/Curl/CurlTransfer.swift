@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -123,11 +124,11 @@ public enum Curl {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<CurlResponse, CurlFailure>, Never>) in
-                let thread = Thread {
+                // A thread of its own for the blocking transfer (a serial queue runs on
+                // Dispatch's overcommitting pool, never on the cooperative one).
+                DispatchQueue(label: "mdoc-holder-https").async {
                     continuation.resume(returning: transfer.run())
                 }
-                thread.name = "mdoc-holder-https"
-                thread.start()
             }
         } onCancel: {
             transfer.cancelled.store(true, ordering: .relaxed)
@@ -271,13 +272,11 @@ private final class Transfer: @unchecked Sendable {
             return .success([IPAddress("127.0.0.1"), IPAddress("::1")].compactMap { $0 })
         }
         let lookup = Lookup()
-        let thread = Thread {
+        DispatchQueue(label: "mdoc-holder-resolve").async {
             let found = IPAddress.lookUp(host)
             lookup.addresses.withLock { $0 = found }
             lookup.done.signal()
         }
-        thread.name = "mdoc-holder-resolve"
-        thread.start()
         let deadline = ContinuousClock.now + within
         while true {
             if lookup.done.wait(timeout: .now() + .milliseconds(50)) == .success {
@@ -504,8 +503,8 @@ private final class Transfer: @unchecked Sendable {
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
-        let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-        let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        let name = line[..<colon].trimmingSpacesAndTabs()
+        let value = line[line.index(after: colon)...].trimmingSpacesAndTabs()
         headers.append((name, value))
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -80,10 +81,9 @@ extension IPAddress {
     public static func resolve(_ host: String) async -> [IPAddress] {
         if let literal = IPAddress(host) { return [literal] }
         return await withCheckedContinuation { (continuation: CheckedContinuation<[IPAddress], Never>) in
-            let thread = Thread {
+            DispatchQueue(label: "mdoc-holder-resolve").async {
                 continuation.resume(returning: lookUp(host))
             }
-            thread.start()
         }
     }
 

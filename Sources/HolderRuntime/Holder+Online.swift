@@ -1,7 +1,8 @@
 import Consent
-import Foundation
+import FoundationEssentials
 import OnlineFlows
 import OnlineTransport
+import PrintableText
 
 extension Holder {
     /// Answers one OpenID4VP request (`url`, as a verifier's QR code or link carries it) from
@@ -22,7 +23,7 @@ extension Holder {
             verifierTrust: settings.verifierTrust, tlsCAs: settings.tlsCAs, limits: settings.httpLimits)
         let outcome = OnlinePresentationOutcome(
             try await flow.run(
-                url: url.trimmingCharacters(in: .whitespacesAndNewlines), store: store, consent: consent,
+                url: url.trimmingWhitespace(), store: store, consent: consent,
                 events: events))
         log(HolderLogLine(.info, outcome.description))
         for warning in outcome.outcome.warnings { log(HolderLogLine(.warning, warning)) }

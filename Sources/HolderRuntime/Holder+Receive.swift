@@ -1,7 +1,8 @@
 import Consent
-import Foundation
+import FoundationEssentials
 import OnlineFlows
 import OnlineTransport
+import PrintableText
 
 extension Holder {
     /// Receives the credentials of one OpenID4VCI offer into the store, after consent from
@@ -14,7 +15,7 @@ extension Holder {
     ) async throws(CredentialIssuanceError) -> ReceiveOutcome {
         let outcome = ReceiveOutcome(
             try await issuance(options).run(
-                offer: offer.trimmingCharacters(in: .whitespacesAndNewlines), store: store, consent: consent,
+                offer: offer.trimmingWhitespace(), store: store, consent: consent,
                 transactionCode: transactionCode, events: events))
         report(outcome, to: sessionLog ?? log)
         return outcome

@@ -1,5 +1,5 @@
 import BoundedFile
-import Foundation
+import FoundationEssentials
 import HolderRuntime
 import PrintableText
 

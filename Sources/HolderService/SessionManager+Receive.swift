@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HolderRuntime
 import OnlineFlows
 import OnlineTransport

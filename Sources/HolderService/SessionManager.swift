@@ -2,7 +2,7 @@ import BLEBlueZ
 import BLETransport
 import BlueZ
 import DBus
-import Foundation
+import FoundationEssentials
 import HolderRuntime
 import OnlineTransport
 import OpenID4VP

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import Wallet
 
 /// The store as `ListCredentials` and `History` give it: names, dates and element

@@ -1,6 +1,6 @@
 import CBOR
 import COSE
-import Foundation
+import FoundationEssentials
 import MdocCrypto
 
 /// The outcome of issuer data authentication (9.3.1) for one document.

@@ -1,6 +1,6 @@
 import CBOR
 import COSE
-import Foundation
+import FoundationEssentials
 import MdocCrypto
 
 /// `MobileSecurityObject` (9.1.2.4): digests of every IssuerSignedItemBytes, the device key,

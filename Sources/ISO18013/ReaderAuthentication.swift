@@ -1,6 +1,6 @@
 import CBOR
 import COSE
-import Foundation
+import FoundationEssentials
 import MdocCrypto
 
 /// What reader authentication established about who is asking. Goes to the consent prompt.

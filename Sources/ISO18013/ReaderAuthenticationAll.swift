@@ -1,6 +1,6 @@
 import CBOR
 import COSE
-import Foundation
+import FoundationEssentials
 import MdocCrypto
 
 /// ISO 18013-5 (second edition) `readerAuthAll`: one reader signature over every DocRequest

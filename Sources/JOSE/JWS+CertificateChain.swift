@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MdocCrypto
 
 /// Why a JWS's `x5c` chain did not vouch for it (each caller words it for its own context).

@@ -1,5 +1,5 @@
 import Base64
-import Foundation
+import FoundationEssentials
 import MdocCrypto
 
 /// JWS signature algorithms (RFC 7518 section 3.4, RFC 8037), each tied to one curve family.

@@ -1,5 +1,5 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// An X.509 certificate. Owns an OpenSSL `X509`, freed on deinit.

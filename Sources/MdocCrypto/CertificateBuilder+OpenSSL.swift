@@ -1,5 +1,5 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
 
 extension CertificateBuilder {
     /// Builds and signs the certificate. `issuer` nil means self-signed.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a certificate could not be built. Messages name fields and OpenSSL routines, never key
 /// material.

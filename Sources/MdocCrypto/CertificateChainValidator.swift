@@ -1,5 +1,5 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
 
 /// The outcome of ``CertificateChainValidator/validate(chain:anchors:at:)``.
 public struct ChainValidationResult: Sendable, Equatable {

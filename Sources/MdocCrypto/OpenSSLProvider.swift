@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -25,7 +26,7 @@ public final class OpenSSLProvider: @unchecked Sendable, CustomStringConvertible
     private let fallback: OpaquePointer
 
     /// Serialises the environment change some providers read their configuration from.
-    private static let environmentLock = NSLock()
+    private static let environmentLock = Mutex<Void>(())
 
     /// Loads the provider `name` into a new library context.
     ///
@@ -39,7 +40,9 @@ public final class OpenSSLProvider: @unchecked Sendable, CustomStringConvertible
             OSSL_LIB_CTX_free(context)
             throw .fromOpenSSL("OSSL_PROVIDER_load(default)")
         }
-        let provider = Self.environmentLock.withLock { () -> OpaquePointer? in
+        // The provider's address leaves the lock as a number: a pointer derived from `context`
+        // cannot be `sending` (OpenSSL's objects are not Sendable to Swift).
+        let address = Self.environmentLock.withLock { _ -> UInt in
             var saved: [String: String?] = [:]
             for (key, value) in environment {
                 saved[key] = getenv(key).map { String(cString: $0) }
@@ -50,8 +53,9 @@ public final class OpenSSLProvider: @unchecked Sendable, CustomStringConvertible
                     if let value { setenv(key, value, 1) } else { unsetenv(key) }
                 }
             }
-            return OSSL_PROVIDER_load(context, name)
+            return UInt(bitPattern: OSSL_PROVIDER_load(context, name))
         }
+        let provider = OpaquePointer(bitPattern: address)
         guard let provider else {
             let reason = drainOpenSSLErrors()
             OSSL_PROVIDER_unload(fallback)

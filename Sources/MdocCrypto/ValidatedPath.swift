@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Chains that OpenSSL validated, remembered with the window in which every certificate of
 /// the path is valid: the same reader (or document signer, or verifier) coming back with the

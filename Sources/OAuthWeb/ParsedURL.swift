@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The parts of an absolute URL the protocol looks at (scheme lowercased, host, port, path,
 /// query, fragment), read with Foundation's RFC 3986 parser.

@@ -1,6 +1,6 @@
 import Consent
 import Curl
-import Foundation
+import FoundationEssentials
 import ISO18013
 import JOSE
 import MdocCrypto

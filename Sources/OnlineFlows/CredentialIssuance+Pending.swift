@@ -1,5 +1,5 @@
 import Consent
-import Foundation
+import FoundationEssentials
 import JOSE
 import OnlineTransport
 import OpenID4VCI

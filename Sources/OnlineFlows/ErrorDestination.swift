@@ -1,9 +1,10 @@
 import Base64
-import Foundation
+import FoundationEssentials
 import JOSE
 import MdocCrypto
 import OnlineTransport
 import OpenID4VP
+import PrintableText
 
 /// Where the error about a request that did not pass ``RequestObjectVerifier`` may still be
 /// sent.
@@ -45,7 +46,7 @@ enum ErrorDestination {
         trust: VerifierTrustConfiguration, at time: Date
     ) -> Target? {
         guard contentErrors.contains(error.code),
-            let jws = try? JWS(compact: requestObject.trimmingCharacters(in: .whitespacesAndNewlines)),
+            let jws = try? JWS(compact: requestObject.trimmingWhitespace()),
             let type = jws.type?.lowercased(),
             type == RequestObjectVerifier.requestObjectType
                 || type == "application/" + RequestObjectVerifier.requestObjectType,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import OnlineTransport
 import OpenID4VCI
 import SecureArea

@@ -1,5 +1,5 @@
 import Consent
-import Foundation
+import FoundationEssentials
 import OAuthWeb
 import OnlineTransport
 import OpenID4VP

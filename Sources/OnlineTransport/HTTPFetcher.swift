@@ -1,6 +1,7 @@
 import Curl
-import Foundation
+import FoundationEssentials
 import MdocCrypto
+import PrintableText
 
 /// A response as the online flow reads it: the status, the media type and at most
 /// ``HTTPFetcher/Limits/maximumResponseBytes`` of body.
@@ -225,7 +226,7 @@ public final class HTTPFetcher: Sendable {
         for (name, value) in response.headers { headers[name.lowercased()] = value }
         let contentType = headers["content-type"].map {
             String($0.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0])
-                .trimmingCharacters(in: .whitespaces).lowercased()
+                .trimmingBlanks().lowercased()
         }
         return HTTPResponse(
             host: host, status: response.status, contentType: contentType, body: response.body, headers: headers,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import OAuthWeb
 import OpenID4VCI
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import OpenID4VCI
 import PrintableText
 
@@ -71,7 +71,7 @@ extension IssuerClient {
 
     /// `error="..."` of a `WWW-Authenticate` header (RFC 6750 section 3).
     public static func wwwAuthenticateError(_ header: String) -> String? {
-        guard let range = header.range(of: "error=\"") else { return nil }
+        guard let range = header.firstRange(of: "error=\"") else { return nil }
         let rest = header[range.upperBound...]
         guard let end = rest.firstIndex(of: "\"") else { return nil }
         return RemoteText.printable(String(rest[..<end]), limit: 64)

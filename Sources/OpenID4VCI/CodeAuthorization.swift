@@ -1,5 +1,5 @@
 import Base64
-import Foundation
+import FoundationEssentials
 import JOSE
 import MdocCrypto
 import OAuthWeb

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import OAuthWeb
+import PrintableText
 
 /// What a QR code or link of a Credential Offer carries (OpenID4VCI 1.0 section 4.1): the offer
 /// by value (`credential_offer`) or by reference (`credential_offer_uri`, fetched with GET),
@@ -18,7 +19,7 @@ public enum CredentialOfferURL: Sendable, Equatable {
     ///   `credential_offer` and `credential_offer_uri`, a repeated parameter, an offer that is
     ///   not valid JSON, or a `credential_offer_uri` that is not https.
     public init(_ text: String) throws(IssuanceError) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         guard let colon = trimmed.firstIndex(of: ":"), colon != trimmed.startIndex else {
             throw .invalidOffer("it is not a URL (openid-credential-offer://?credential_offer=... or https://...)")
         }

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import JOSE
 import MdocCrypto
+import PrintableText
 
 /// `credential_response_encryption` of the issuer metadata (OpenID4VCI 1.0 section 12.2.4).
 public struct ResponseEncryptionMetadata: Sendable, Equatable {
@@ -151,7 +152,7 @@ public struct MessageEncryption: Sendable {
             throw .invalidResponse(endpoint: endpoint, "the encrypted answer is not text")
         }
         do {
-            let jwe = try JWE(compact: text.trimmingCharacters(in: .whitespacesAndNewlines))
+            let jwe = try JWE(compact: text.trimmingWhitespace())
             guard jwe.contentEncryption == responseEncryption else {
                 throw IssuanceError.invalidResponse(
                     endpoint: endpoint, "the answer is encrypted with another enc than asked")

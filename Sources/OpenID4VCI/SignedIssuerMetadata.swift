@@ -1,7 +1,8 @@
-import Foundation
+import FoundationEssentials
 import JOSE
 import MdocCrypto
 import OAuthWeb
+import PrintableText
 
 /// Signed Credential Issuer Metadata (OpenID4VCI 1.0 section 12.2.3): the metadata as a JWS
 /// (`typ` `openid-credential-issuer-metadata+jwt`) with the issuer's certificate chain in
@@ -54,7 +55,7 @@ public enum SignedIssuerMetadata {
         let jws: JWS
         let claims: [String: JSONValue]
         do {
-            jws = try JWS(compact: compact.trimmingCharacters(in: .whitespacesAndNewlines))
+            jws = try JWS(compact: compact.trimmingWhitespace())
             claims = try jws.payloadJSON()
         } catch {
             throw .invalidMetadata("the signed metadata is not a JWT (\(error))")

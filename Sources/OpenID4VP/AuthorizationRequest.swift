@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JOSE
 
 /// An OpenID4VP 1.0 Authorization Request for `vp_token` with Response Mode `direct_post` or

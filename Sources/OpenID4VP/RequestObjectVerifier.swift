@@ -1,8 +1,9 @@
 import Base64
 import Consent
-import Foundation
+import FoundationEssentials
 import JOSE
 import MdocCrypto
+import PrintableText
 
 /// A verifier known to the wallet in advance (a client_id without a prefix).
 public struct PreRegisteredVerifier: Sendable {
@@ -107,7 +108,7 @@ public struct RequestObjectVerifier: Sendable {
     {
         let jws: JWS
         do {
-            jws = try JWS(compact: requestObject.trimmingCharacters(in: .whitespacesAndNewlines))
+            jws = try JWS(compact: requestObject.trimmingWhitespace())
         } catch {
             throw .invalidRequestObject("the Request Object is not a compact JWS")
         }

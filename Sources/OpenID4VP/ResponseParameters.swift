@@ -1,7 +1,7 @@
 import Base64
 import CBOR
 import Consent
-import Foundation
+import FoundationEssentials
 import ISO18013
 import JOSE
 import MdocCrypto

@@ -39,6 +39,6 @@ public struct PKCS11Error: Error, Sendable, Equatable, CustomStringConvertible {
             0x70: "CKR_MECHANISM_INVALID", 0x82: "CKR_OBJECT_HANDLE_INVALID", 0x05: "CKR_GENERAL_ERROR",
         ]
         guard code != 0 else { return function }
-        return "\(function) failed: \(names[code] ?? String(format: "CKR 0x%lx", code))"
+        return "\(function) failed: \(names[code] ?? "CKR 0x" + String(code, radix: 16))"
     }
 }

@@ -1,5 +1,6 @@
 internal import CPKCS11
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 /// A PKCS#11 module (a token's library, e.g. softhsm2's), loaded through p11-kit and
 /// initialised once per process; it stays loaded (modules such as softhsm2 do not support being
@@ -11,8 +12,8 @@ public final class PKCS11Module: @unchecked Sendable {
     public let path: String
     let functions: UnsafeMutablePointer<CK_FUNCTION_LIST>
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var loaded: [String: PKCS11Module] = [:]
+    /// The modules loaded so far, by path; held while one is loaded or initialised again.
+    private static let loaded = Mutex<[String: PKCS11Module]>([:])
 
     private init(path: String, functions: UnsafeMutablePointer<CK_FUNCTION_LIST>) {
         self.path = path
@@ -21,9 +22,15 @@ public final class PKCS11Module: @unchecked Sendable {
 
     /// The module at `path`, loaded and initialised on first use.
     public static func load(path: String) throws(PKCS11Error) -> PKCS11Module {
-        lock.lock()
-        defer { lock.unlock() }
-        if let module = loaded[path] { return module }
+        try loaded.withLock { (loaded) throws(PKCS11Error) -> PKCS11Module in
+            if let module = loaded[path] { return module }
+            let module = try initialise(path: path)
+            loaded[path] = module
+            return module
+        }
+    }
+
+    private static func initialise(path: String) throws(PKCS11Error) -> PKCS11Module {
         guard FileManager.default.fileExists(atPath: path) else {
             throw .moduleUnavailable("the module \(path) could not be loaded (no such file)")
         }
@@ -39,20 +46,18 @@ public final class PKCS11Module: @unchecked Sendable {
             p11Kit.moduleRelease(functions)
             throw PKCS11Error("C_Initialize", code: UInt(rv))
         }
-        let module = PKCS11Module(path: path, functions: functions)
-        loaded[path] = module
-        return module
+        return PKCS11Module(path: path, functions: functions)
     }
 
     /// Finalises the module and initialises it again (a token reopened: its state is read back
     /// from the token). Sessions opened before are gone.
     public func reinitialize() throws(PKCS11Error) {
-        Self.lock.lock()
-        defer { Self.lock.unlock() }
-        _ = functions.pointee.C_Finalize(nil)
-        var arguments = CK_C_INITIALIZE_ARGS()
-        arguments.flags = CK_FLAGS(CKF_OS_LOCKING_OK)
-        try check("C_Initialize", functions.pointee.C_Initialize(&arguments))
+        try Self.loaded.withLock { (_) throws(PKCS11Error) in
+            _ = functions.pointee.C_Finalize(nil)
+            var arguments = CK_C_INITIALIZE_ARGS()
+            arguments.flags = CK_FLAGS(CKF_OS_LOCKING_OK)
+            try check("C_Initialize", functions.pointee.C_Initialize(&arguments))
+        }
     }
 
     /// The slot of the token labelled `label` (a token present in it).
@@ -64,8 +69,11 @@ public final class PKCS11Module: @unchecked Sendable {
         for slot in slots.prefix(Int(count)) {
             var info = CK_TOKEN_INFO()
             guard functions.pointee.C_GetTokenInfo(slot, &info) == CKR_OK else { continue }
+            // Blank-padded to 32 bytes (PKCS#11 section 3.2, CK_TOKEN_INFO).
             let bytes = withUnsafeBytes(of: info.label) { Array($0) }
-            let name = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            let first = bytes.firstIndex { $0 != 0x20 } ?? bytes.endIndex
+            let end = (bytes.lastIndex { $0 != 0x20 }).map { $0 + 1 } ?? first
+            let name = String(decoding: bytes[first..<max(first, end)], as: UTF8.self)
             if name == label { return UInt(slot) }
         }
         throw PKCS11Error("find the token \"\(label)\" (not present)", code: UInt(CKR_TOKEN_NOT_PRESENT))

@@ -1,5 +1,5 @@
 import Consent
-import Foundation
+import FoundationEssentials
 import ISO18013
 import MdocCrypto
 

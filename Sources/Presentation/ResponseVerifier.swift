@@ -1,7 +1,7 @@
 import CBOR
 import COSE
 import Consent
-import Foundation
+import FoundationEssentials
 import ISO18013
 import MdocCrypto
 

@@ -1,6 +1,6 @@
 import BLETransport
 import Consent
-import Foundation
+import FoundationEssentials
 import ISO18013
 import MdocCrypto
 import Presentation

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 import Zlib
 
 extension QRCode {
@@ -45,20 +49,28 @@ extension QRCode {
     /// kiosk display never reads half a file.
     public func writePNG(to path: String, scale: Int = 8, quietZone: Int = 4) throws(QRCodeError) {
         let data = try png(scale: scale, quietZone: quietZone)
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(
-            ".\(url.lastPathComponent).\(getpid()).tmp")
-        do {
-            try Data(data).write(to: temporary)
-            if rename(temporary.path, url.path) != 0 {
-                throw QRCodeError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = "\(directory).\(name).\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        var written = 0
+        while written < data.count {
+            let n = data.withUnsafeBytes { write(fd, $0.baseAddress! + written, data.count - written) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else {
+                let reason = String(cString: strerror(errno))
+                close(fd)
+                unlink(temporary)
+                throw .cannotWrite(path: path, reason: reason)
             }
-        } catch let e as QRCodeError {
-            try? FileManager.default.removeItem(at: temporary)
-            throw e
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw .cannotWrite(path: path, reason: error.localizedDescription)
+            written += n
+        }
+        guard close(fd) == 0, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw .cannotWrite(path: path, reason: reason)
         }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JOSE
 
 /// Why an SD-JWT (RFC 9901) could not be read, checked or presented.

@@ -1,5 +1,7 @@
-import Foundation
+import BoundedFile
+import FoundationEssentials
 import MdocCrypto
+import PrintableText
 
 #if canImport(Glibc)
     import Glibc
@@ -113,17 +115,19 @@ public enum KeyEncryptionKeySource: Sendable, CustomStringConvertible {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
             config = xdg
         } else {
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            config = (home as NSString).appendingPathComponent(".config")
+            let home =
+                environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? FileManager.default.homeDirectoryForCurrentUser.path
+            config = BoundedFile.path(home, ".config")
         }
-        return .userConfiguration(path: (config as NSString).appendingPathComponent("mdoc-holder/kek"))
+        return .userConfiguration(path: BoundedFile.path(config, "mdoc-holder/kek"))
     }
 
     /// The path (or a description for an in-memory key).
     public var location: String {
         switch self {
         case .systemdCredential(let directory):
-            return (directory as NSString).appendingPathComponent(Self.credentialName)
+            return BoundedFile.path(directory, Self.credentialName)
         case .file(let path), .userConfiguration(let path): return path
         case .given(let kek): return kek.location
         }
@@ -166,7 +170,7 @@ public enum KeyEncryptionKeySource: Sendable, CustomStringConvertible {
         // The unit's SetCredential= placeholder: the credential was not provisioned.
         if case .systemdCredential = self,
             data.isEmpty
-                || String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                || String(decoding: data, as: UTF8.self).trimmingWhitespace()
                     == Self.unprovisioned
         {
             throw .keyEncryptionKeyMissing(location: path, remedy: remedy)
@@ -180,7 +184,7 @@ public enum KeyEncryptionKeySource: Sendable, CustomStringConvertible {
     /// Writes 32 random bytes as hex to `path`, 0600, atomically: a file another process made
     /// meanwhile wins (both then read the same key).
     private static func createFile(_ path: String, passphrase: String?) throws(SecureAreaError) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = BoundedFile.directory(of: path)
         do {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -198,7 +202,9 @@ public enum KeyEncryptionKeySource: Sendable, CustomStringConvertible {
             defer { for i in secret.indices { secret[i] = 0 } }
             text = try ProtectedKEKFile.seal(secret, passphrase: passphrase, location: path)
         } else {
-            text = Array(SecureRandom.bytes(32).map { String(format: "%02x", $0) }.joined().utf8) + [0x0A]
+            var secret = SecureRandom.bytes(32)
+            defer { for i in secret.indices { secret[i] = 0 } }
+            text = Hex.digits(secret) + [0x0A]
         }
         defer { for i in text.indices { text[i] = 0 } }
         let written = write(fd, text, text.count)

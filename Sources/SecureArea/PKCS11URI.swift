@@ -26,7 +26,7 @@ struct PKCS11URI: CustomStringConvertible {
     }
 
     var description: String {
-        "pkcs11:token=\(Self.encode(Array(token.utf8)));id=\(id.map { "%" + hex($0) }.joined());"
+        "pkcs11:token=\(Self.encode(Array(token.utf8)));id=\(id.map { "%" + Hex.text([$0]) }.joined());"
             + "object=\(Self.encode(Array(object.utf8)));type=private"
     }
 
@@ -35,7 +35,7 @@ struct PKCS11URI: CustomStringConvertible {
             let unreserved =
                 (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                 || [0x2D, 0x2E, 0x5F, 0x7E].contains(byte)
-            return unreserved ? String(UnicodeScalar(byte)) : "%" + hex(byte)
+            return unreserved ? String(UnicodeScalar(byte)) : "%" + Hex.text([byte])
         }.joined()
     }
 
@@ -56,9 +56,4 @@ struct PKCS11URI: CustomStringConvertible {
         }
         return out
     }
-}
-
-private func hex(_ byte: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
 }

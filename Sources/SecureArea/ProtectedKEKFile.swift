@@ -16,7 +16,7 @@ enum ProtectedKEKFile {
         do {
             let key = try Scrypt.derive(passphrase: passphrase, salt: salt, cost: cost)
             let sealed = try AESGCM.seal(kek, key: key, iv: iv, aad: Array(prefix.utf8))
-            let line = prefix + "\(cost.logN) \(hex(salt)) \(hex(iv)) \(hex(sealed))\n"
+            let line = prefix + "\(cost.logN) \(Hex.text(salt)) \(Hex.text(iv)) \(Hex.text(sealed))\n"
             return Array(line.utf8)
         } catch {
             throw .keyEncryptionKeyUnusable(location: location, reason: "it cannot be protected: \(error)")
@@ -45,11 +45,6 @@ enum ProtectedKEKFile {
         } catch {
             throw .keyEncryptionKeyUnusable(location: location, reason: "\(error)")
         }
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
     }
 
     private static func unhex(_ text: Substring) -> [UInt8]? {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MdocCrypto
 
 /// The secure areas a program can use, by name, and which one new keys go to by default.

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import MdocCrypto
+import Synchronization
 
 /// Keys in process memory only while one operation uses them, stored wrapped (``SoftwareKeyBlob``) under a
 /// key-encryption key that lives outside the store: the systemd credential, `--kek-file`, or
@@ -14,7 +15,7 @@ public final class SoftwareSecureArea: SecureArea, @unchecked Sendable {
     public let source: KeyEncryptionKeySource
     /// scrypt cost for passphrase-protected keys.
     let cost: Scrypt.Cost
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     private var cached: KeyEncryptionKey?
     private let live = LiveCount()
     /// The public keys of keys used so far (not secret), by key ID: building one is about a
@@ -35,12 +36,12 @@ public final class SoftwareSecureArea: SecureArea, @unchecked Sendable {
 
     /// The KEK, created first when the source allows it and `create`.
     func kek(create: Bool) throws(SecureAreaError) -> KeyEncryptionKey {
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached { return cached }
-        let kek = try source.load(create: create, passphrase: kekPassphrase)
-        cached = kek
-        return kek
+        try lock.withLock { (_) throws(SecureAreaError) -> KeyEncryptionKey in
+            if let cached { return cached }
+            let kek = try source.load(create: create, passphrase: kekPassphrase)
+            cached = kek
+            return kek
+        }
     }
 
     /// Whether the KEK can be read now (without creating it).
@@ -92,17 +93,15 @@ public final class SoftwareSecureArea: SecureArea, @unchecked Sendable {
     /// The public key last unwrapped with `key`'s ID (the unwrap uses it only when it equals
     /// the point inside the authenticated PKCS#8).
     private func knownPublicKey(_ key: StoredKey) -> PublicKey? {
-        lock.lock()
-        defer { lock.unlock() }
-        return publicKeys[key.id]
+        lock.withLock { _ in publicKeys[key.id] }
     }
 
     private func remember(_ publicKey: PublicKey, of key: StoredKey) {
-        lock.lock()
-        defer { lock.unlock() }
-        if publicKeys[key.id] === publicKey { return }
-        if publicKeys.count >= Self.publicKeyCacheSize { publicKeys.removeAll() }
-        publicKeys[key.id] = publicKey
+        lock.withLock { _ in
+            if publicKeys[key.id] === publicKey { return }
+            if publicKeys.count >= Self.publicKeyCacheSize { publicKeys.removeAll() }
+            publicKeys[key.id] = publicKey
+        }
     }
 
     /// How many unwrapped keys of this area exist now: 0 between operations (nothing is kept

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MdocCrypto
 
 /// A key as the credential store keeps it: which area holds it and only what that area needs
@@ -43,7 +43,7 @@ public struct StoredKey: Sendable, Hashable, CustomStringConvertible {
 
     /// A fresh random key ID: 16 hex digits.
     public static func newID() -> String {
-        SecureRandom.bytes(8).map { String(format: "%02x", $0) }.joined()
+        Hex.text(SecureRandom.bytes(8))
     }
 
     public var description: String { "key \(id) (\(area), \(curve.rawValue))" }

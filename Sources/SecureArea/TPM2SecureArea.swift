@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import MdocCrypto
+import Synchronization
 
 /// Keys made inside a TPM 2.0 through OpenSSL 3's tpm2 provider (Debian `tpm2-openssl`). The
 /// store keeps the key's TSS2 PRIVATE KEY blob (DER): the private part encrypted by the TPM under
@@ -15,7 +16,7 @@ public final class TPM2SecureArea: SecureArea, @unchecked Sendable {
     public let name = SecureAreaName.tpm2
     /// The TCTI configuration string ("device:/dev/tpmrm0", "swtpm:host=127.0.0.1,port=2321").
     public let tcti: String
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     private var provider: OpenSSLProvider?
 
     /// The kernel resource manager, when nothing else is configured.
@@ -36,20 +37,20 @@ public final class TPM2SecureArea: SecureArea, @unchecked Sendable {
 
     /// The loaded provider (loaded now when it is not).
     private func loadedProvider(fresh: Bool = false) throws(SecureAreaError) -> OpenSSLProvider {
-        lock.lock()
-        defer { lock.unlock() }
-        if let provider, !fresh { return provider }
-        provider = nil
-        do {
-            let loaded = try OpenSSLProvider(name: "tpm2", environment: ["TPM2OPENSSL_TCTI": tcti])
-            provider = loaded
-            return loaded
-        } catch {
-            throw .backendUnavailable(
-                area: .tpm2,
-                reason:
-                    "no TPM answers at the TCTI \(tcti), or the tpm2 provider (Debian package tpm2-openssl) is not installed (\(error)); give the TPM with --tpm-tcti or TPM2OPENSSL_TCTI"
-            )
+        try lock.withLock { (_) throws(SecureAreaError) -> OpenSSLProvider in
+            if let provider, !fresh { return provider }
+            provider = nil
+            do {
+                let loaded = try OpenSSLProvider(name: "tpm2", environment: ["TPM2OPENSSL_TCTI": tcti])
+                provider = loaded
+                return loaded
+            } catch {
+                throw .backendUnavailable(
+                    area: .tpm2,
+                    reason:
+                        "no TPM answers at the TCTI \(tcti), or the tpm2 provider (Debian package tpm2-openssl) is not installed (\(error)); give the TPM with --tpm-tcti or TPM2OPENSSL_TCTI"
+                )
+            }
         }
     }
 

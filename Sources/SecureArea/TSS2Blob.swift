@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The TSS2 PRIVATE KEY blob (the tpm2 provider's key file) between its PEM form, which the
 /// provider reads and writes, and the DER the store keeps.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -11,19 +12,19 @@ import Foundation
 /// ignored. When the dialogue ends with the terminal still there, the previous handlers come
 /// back; after a hangup SIGHUP stays ignored so that the decline is answered and recorded.
 public enum HangupGuard {
-    private static let lock = NSLock()
+    private static let lock = Mutex<Void>(())
 
     /// Runs `body` (a dialogue on `io`) with SIGHUP and SIGPIPE ignored. Dialogues do not nest.
-    public static func run<T>(on io: any TerminalIO, _ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        let previousHangup = signal(SIGHUP, SIG_IGN)
-        let previousPipe = signal(SIGPIPE, SIG_IGN)
-        let result = body()
-        if (io as? ControllingTerminal)?.hasGoneAway != true {
-            signal(SIGHUP, previousHangup)
-            signal(SIGPIPE, previousPipe)
+    public static func run<T: Sendable>(on io: any TerminalIO, _ body: () -> T) -> T {
+        lock.withLock { _ in
+            let previousHangup = signal(SIGHUP, SIG_IGN)
+            let previousPipe = signal(SIGPIPE, SIG_IGN)
+            let result = body()
+            if (io as? ControllingTerminal)?.hasGoneAway != true {
+                signal(SIGHUP, previousHangup)
+                signal(SIGPIPE, previousPipe)
+            }
+            return result
         }
-        return result
     }
 }

@@ -1,6 +1,8 @@
 import Consent
-import Foundation
+import Dispatch
+import FoundationEssentials
 import PrintableText
+import Synchronization
 
 /// Asks on a terminal, without colour: who asks (and how well authenticated), what, and
 /// lets the user approve all, choose elements, or decline. End of input, or a terminal that
@@ -18,7 +20,9 @@ public struct TerminalConsentPrompt: ConsentPrompt {
 
     public func decide(_ request: ConsentRequest) async -> ConsentDecision {
         await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
+            // A thread of its own for the blocking dialogue (a serial queue runs on Dispatch's
+            // overcommitting pool, never on the cooperative one).
+            DispatchQueue(label: "mdoc-holder-consent").async {
                 lock.run {
                     let decision = HangupGuard.run(on: io) { dialogue(request) }
                     continuation.resume(returning: decision)
@@ -47,7 +51,8 @@ public struct TerminalConsentPrompt: ConsentPrompt {
                 }
                 if element.available {
                     offered.append((doc.docType, element.id))
-                    let n = String(offered.count).padding(toLength: 3, withPad: " ", startingAt: 0)
+                    let number = String(offered.count)
+                    let n = number + String(repeating: " ", count: max(0, 3 - number.count))
                     io.write("  \(n) \(RemoteText.quoted(element.id.description))")
                 } else {
                     io.write("  -   \(RemoteText.quoted(element.id.description))")
@@ -133,7 +138,7 @@ public struct TerminalConsentPrompt: ConsentPrompt {
     private func ask(_ question: String, _ answer: (String) -> ConsentDecision?) -> ConsentDecision {
         for _ in 0..<3 {
             io.write(question)
-            guard let reply = io.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() else {
+            guard let reply = io.readLine()?.trimmingBlanks().lowercased() else {
                 io.write("\nNo answer: declined.\n")
                 return .decline
             }
@@ -175,11 +180,8 @@ public struct TerminalConsentPrompt: ConsentPrompt {
 
 /// One dialogue on the terminal at a time (one terminal per process: the lock is shared).
 final class DialogueLock: @unchecked Sendable {
-    private static let shared = NSLock()
-    private let lock = DialogueLock.shared
+    private static let shared = Mutex<Void>(())
     func run(_ body: () -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        body()
+        Self.shared.withLock { _ in body() }
     }
 }

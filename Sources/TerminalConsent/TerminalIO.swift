@@ -1,5 +1,6 @@
 import BoundedFile
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -24,8 +25,7 @@ public final class ControllingTerminal: TerminalIO, @unchecked Sendable {
     // Used by one dialogue at a time (TerminalConsentPrompt runs one dialogue at a time); the
     // lock covers `gone` for the rare write from another thread.
     private let fd: Int32
-    private let state = NSLock()
-    private var gone = false
+    private let gone = Mutex(false)
 
     public init() throws {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
@@ -39,9 +39,9 @@ public final class ControllingTerminal: TerminalIO, @unchecked Sendable {
     public var fileDescriptor: Int32 { fd }
 
     /// Whether the terminal has gone away (hung up, closed, an I/O error).
-    public var hasGoneAway: Bool { state.withLock { gone } }
+    public var hasGoneAway: Bool { gone.withLock { $0 } }
 
-    private func markGone() { state.withLock { gone = true } }
+    private func markGone() { gone.withLock { $0 = true } }
 
     public func write(_ text: String) {
         guard !hasGoneAway else { return }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The outcome of checking a credential's status.
 public enum StatusCheck: Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import JOSE
 import MdocCrypto
+import PrintableText
 
 extension StatusListToken {
     static func readJWT(_ bytes: [UInt8], limits: StatusListLimits) throws(StatusListError) -> StatusListToken {
@@ -8,7 +9,7 @@ extension StatusListToken {
         let jws: JWS
         let claims: [String: JSONValue]
         do throws(JOSEError) {
-            jws = try JWS(compact: text.trimmingCharacters(in: .whitespacesAndNewlines))
+            jws = try JWS(compact: text.trimmingWhitespace())
             claims = try jws.payloadJSON()
         } catch {
             throw .malformedToken("not a compact JWS with a JSON payload: \(error)")

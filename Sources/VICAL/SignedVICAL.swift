@@ -1,6 +1,6 @@
 import CBOR
 import COSE
-import Foundation
+import FoundationEssentials
 import MdocCrypto
 
 /// A VICAL as it travels: a COSE_Sign1 (untagged or tag 18) whose attached payload is the

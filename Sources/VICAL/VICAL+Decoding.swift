@@ -1,5 +1,5 @@
 import CBOR
-import Foundation
+import FoundationEssentials
 
 extension VICAL {
     /// Reads the VICAL payload (the CBOR map inside the COSE_Sign1).

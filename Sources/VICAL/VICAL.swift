@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A Verified Issuer Certificate Authority List (ISO/IEC 18013-5 Annex C.1.7): the payload of
 /// the signed list, as read. Nothing in it is trusted until ``SignedVICAL/verify(anchors:at:)``.

@@ -1,6 +1,6 @@
 import CBOR
 import Consent
-import Foundation
+import FoundationEssentials
 import ISO18013
 import MdocCrypto
 import SecureArea

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ISO18013
 import MdocCrypto
 

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import MdocCrypto
+import PrintableText
 import SDJWT
 import SecureArea
 
@@ -42,7 +43,7 @@ extension CredentialStore {
         var checked: [(credential: SDJWTVC, key: StoredKey)] = []
         for (offset, compact) in compacts.enumerated() {
             let credential = try Self.checkSDJWT(
-                compact.trimmingCharacters(in: .whitespacesAndNewlines), trustAnchors: trustAnchors,
+                compact.trimmingWhitespace(), trustAnchors: trustAnchors,
                 verifyIssuer: true, at: time)
             guard credential.vct == vct else {
                 throw .vctMismatch(document: offset + 1, offered: vct, found: credential.vct)

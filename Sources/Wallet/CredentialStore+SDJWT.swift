@@ -1,7 +1,8 @@
-import Foundation
+import FoundationEssentials
 import JOSE
 import MdocCrypto
 import Presentation
+import PrintableText
 import SDJWT
 import SDJWTPresentable
 import SQLite
@@ -11,7 +12,7 @@ extension CredentialStore {
     /// The text of an issuer's SD-JWT VC file, when the file is one (`<JWT>~...~`); nil for
     /// anything else (an mdoc's CBOR or hex).
     public static func sdJWTText(_ fileBytes: [UInt8]) -> String? {
-        guard let text = String(bytes: fileBytes, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+        guard let text = String(bytes: fileBytes, encoding: .utf8)?.trimmingWhitespace(),
             let firstTilde = text.firstIndex(of: "~"), text[..<firstTilde].split(separator: ".").count == 3
         else { return nil }
         return text

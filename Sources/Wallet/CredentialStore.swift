@@ -1,10 +1,12 @@
+import BoundedFile
 import CBOR
 import Consent
-import Foundation
+import FoundationEssentials
 import ISO18013
 import MdocCrypto
 import SQLite
 import SecureArea
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -35,7 +37,7 @@ public final class CredentialStore: @unchecked Sendable {
     public let path: String
     /// The secure areas keys are made in and used through.
     public let secureAreas: SecureAreaRegistry
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     private let database: SQLiteDatabase
 
     /// Opens the store at `path`, creating it (and missing parent directories, 0700) when it
@@ -60,8 +62,8 @@ public final class CredentialStore: @unchecked Sendable {
     /// A store path that names a directory gets a message saying so (SQLite's own is "unable
     /// to open database file").
     private static func refuseDirectory(_ path: String) throws(WalletError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
             throw .storeLocation(
                 path: path,
                 reason: "it is a directory; give the path of the store file, such as \(path)/wallet.sqlite")
@@ -80,30 +82,27 @@ public final class CredentialStore: @unchecked Sendable {
         if let state = environment["STATE_DIRECTORY"],
             let first = state.split(separator: ":", omittingEmptySubsequences: true).first
         {
-            return joined(String(first), "wallet.sqlite")
+            return BoundedFile.path(String(first), "wallet.sqlite")
         }
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-            return joined(data, "mdoc-holder/wallet.sqlite")
+            return BoundedFile.path(data, "mdoc-holder/wallet.sqlite")
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return joined(home, ".local/share/mdoc-holder/wallet.sqlite")
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return BoundedFile.path(home, ".local/share/mdoc-holder/wallet.sqlite")
     }
 
-    private static func joined(_ directory: String, _ relative: String) -> String {
-        directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
-    }
 
     /// Creates the missing directories above `path`, each 0700 (an existing directory keeps
     /// its permissions).
     private static func createParentDirectories(of path: String) throws(WalletError) {
         guard path != ":memory:", !path.isEmpty else { return }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = BoundedFile.directory(of: path)
         guard !parent.isEmpty else { return }
         var missing: [String] = []
         var current = parent
         while !current.isEmpty, current != "/", !FileManager.default.fileExists(atPath: current) {
             missing.append(current)
-            current = (current as NSString).deletingLastPathComponent
+            current = BoundedFile.directory(of: current)
         }
         for directory in missing.reversed() {
             if mkdir(directory, 0o700) != 0 {
@@ -117,9 +116,7 @@ public final class CredentialStore: @unchecked Sendable {
 
     /// Runs `body` with the connection, under the lock.
     func withDatabase<R>(_ body: (SQLiteDatabase) throws(WalletError) -> R) throws(WalletError) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(database)
+        try lock.withLock { (_) throws(WalletError) -> R in try body(database) }
     }
 
     /// Runs an SQLite call, mapping its error.

@@ -1,5 +1,5 @@
 import Consent
-import Foundation
+import FoundationEssentials
 
 /// What happened to one document request.
 public enum HistoryDecision: Sendable, Hashable {

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import MdocCrypto
+import PrintableText
 import SQLite
 import SecureArea
 
@@ -8,7 +9,7 @@ import SecureArea
 enum KeyRows {
     static let columns = "id, secure_area, curve, public_key, key_blob, requires_passphrase, created_at"
     /// ``columns`` of the `keys` table joined as `k`.
-    static let joinedColumns = columns.split(separator: ",").map { "k." + $0.trimmingCharacters(in: .whitespaces) }
+    static let joinedColumns = columns.split(separator: ",").map { "k." + $0.trimmingBlanks() }
         .joined(separator: ", ")
 
     static func insert(_ key: StoredKey, into db: SQLiteDatabase) throws(SQLiteError) {

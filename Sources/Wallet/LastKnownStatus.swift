@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TokenStatusList
 
 /// What the issuer's Token Status List (draft-ietf-oauth-status-list) said of a credential the

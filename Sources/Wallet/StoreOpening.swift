@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import SQLite
 import SecureArea
@@ -36,7 +36,7 @@ enum StoreOpening {
                 return database
             } catch {
                 guard case .database(_, let sqlite) = error, sqlite.isBusy, clock.now < deadline else { throw error }
-                Thread.sleep(forTimeInterval: Double.random(in: 0.005...0.05))
+                usleep(UInt32.random(in: 5_000...50_000))
             }
         }
     }

@@ -1,5 +1,6 @@
+import BoundedFile
 import CBOR
-import Foundation
+import FoundationEssentials
 import SDJWT
 import SQLite
 import SecureArea
@@ -139,7 +140,7 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
                 return
                     "the credential store \(path) is busy (another mdoc-holder is writing to it): \(error). Try again."
             }
-            let directory = (path as NSString).deletingLastPathComponent
+            let directory = BoundedFile.directory(of: path)
             let directoryWritable = FileManager.default.isWritableFile(atPath: directory.isEmpty ? "." : directory)
             if error.isReadOnly || (error.isCannotOpen && !directoryWritable) {
                 return "the credential store \(path) cannot be written: the file or its directory "
@@ -181,7 +182,7 @@ public enum WalletError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     /// `text` (a message that may quote a ``WalletError``) without ``importOnlyAdvice``: for
     /// the flows that receive from an issuer.
     public static func withoutImportAdvice(_ text: String) -> String {
-        text.replacingOccurrences(of: importOnlyAdvice, with: "")
+        text.replacing(importOnlyAdvice, with: "")
     }
 
     private static func describe(_ error: SDJWTError) -> String {

@@ -2,7 +2,7 @@ import ArgumentParser
 import BoundedFile
 import CBOR
 import CommandLineSupport
-import Foundation
+import FoundationEssentials
 import JOSE
 import MdocCrypto
 import OnlineFlows

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CBOR
 import CommandLineSupport
-import Foundation
+import FoundationEssentials
 import PrintableText
 import Wallet
 

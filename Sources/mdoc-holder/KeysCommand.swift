@@ -1,6 +1,6 @@
 import ArgumentParser
 import CommandLineSupport
-import Foundation
+import FoundationEssentials
 import MdocCrypto
 import SecureArea
 import Wallet

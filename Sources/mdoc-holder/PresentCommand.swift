@@ -4,7 +4,7 @@ import BLETransport
 import BlueZ
 import CommandLineSupport
 import Consent
-import Foundation
+import FoundationEssentials
 import HolderRuntime
 import ISO18013
 import MdocCrypto
@@ -12,6 +12,12 @@ import Presentation
 import Proximity
 import QRCode
 import Wallet
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Presents over Bluetooth LE: a fresh engagement per session, shown as asked, the mdoc
 /// GATT service on the adapter (peripheral-server mode), the reader's found and connected to
@@ -80,7 +86,7 @@ struct PresentCommand: AsyncParsableCommand {
                         Output.warn("\rsending \(Int(p.fractionCompleted * 100))% of \(p.totalBytes) bytes")
                     })
             } catch {
-                throw WalletCLIError(error.description)
+                throw WalletCLIError("\(error)")
             }
             if once || terminal?.hasGoneAway == true {
                 let status = outcome.classification.presentExitStatus

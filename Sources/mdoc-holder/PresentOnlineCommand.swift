@@ -1,7 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Consent
-import Foundation
+import FoundationEssentials
 import HolderRuntime
 import MdocCrypto
 import OnlineFlows
@@ -51,7 +51,7 @@ struct PresentOnlineCommand: AsyncParsableCommand {
 
     /// Reads the options; every failure here is bad input.
     private func prepare() throws -> (prompt: any ConsentPrompt, holder: Holder) {
-        try Self.checkURL(url.trimmingCharacters(in: .whitespacesAndNewlines))
+        try Self.checkURL(url.trimmingWhitespace())
         let settings = try online.settings()
         let prompt = try consentOptions.prompt().prompt
         guard let wallet = try store.openExisting() else {

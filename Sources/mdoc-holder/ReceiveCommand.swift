@@ -1,7 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Consent
-import Foundation
+import FoundationEssentials
 import HolderRuntime
 import MdocCrypto
 import OnlineFlows

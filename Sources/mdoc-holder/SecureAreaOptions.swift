@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import SecureArea
 
 /// `--secure-area`, `--kek-file`, `--tpm-tcti`, `--key-passphrase-file`: where device keys are

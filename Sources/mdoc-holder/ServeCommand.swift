@@ -2,13 +2,19 @@ import ArgumentParser
 import CommandLineSupport
 import ConsentPolicy
 import Dispatch
-import Foundation
+import FoundationEssentials
 import HolderRuntime
 import HolderService
 import MdocCrypto
 import OpenID4VP
 import Presentation
 import Proximity
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// `mdoc-holder serve`: the holder as a system service on D-Bus (org.mdocholder), for
 /// handhelds with a consent agent and for headless kiosks.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import BoundedFile
 import CommandLineSupport
-import Foundation
+import FoundationEssentials
 import HolderRuntime
 import MdocCrypto
 import PrintableText
@@ -77,7 +77,7 @@ enum WalletCLI {
         let text = String(decoding: try encoder.encode(value), as: UTF8.self)
         // Foundation pretty-prints an empty array over two lines; a literal newline never
         // occurs inside a JSON string, so this touches only whitespace between brackets.
-        Output.line(text.replacingOccurrences(of: #"\[\n\s*\]"#, with: "[]", options: .regularExpression))
+        Output.line(text.replacing(#/\[\n\s*\]/#, with: "[]"))
     }
 
     /// The bytes of `path`, or of standard input for "-", at most `limit` (a credential file's

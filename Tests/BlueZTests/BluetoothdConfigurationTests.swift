@@ -31,6 +31,12 @@ struct BluetoothdConfigurationTests {
         #expect(configuration.gattChannels == BluetoothdConfiguration.defaultGATTChannels)
     }
 
+    @Test func crlfLinesTabsAndSpacesInsideTheBracketsAreReadAsBluetoothdReadsThem() {
+        let configuration = BluetoothdConfiguration(parsing: "[General]\r\n[ GATT ]\r\n\tChannels\t=\t2\r\n")
+        #expect(configuration.gattChannels == 2)
+        #expect(BluetoothdConfiguration(parsing: "[GATT]\n; Channels = 1\nChannels = x\n").gattChannels == 3)
+    }
+
     @Test func anUnreadableFileGivesNoConfigurationAndNoWarning() throws {
         #expect(BluetoothdConfiguration.read(path: "/nonexistent/bluetooth/main.conf") == nil)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("main-\(UUID()).conf")
