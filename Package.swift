@@ -15,7 +15,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // The plain-HTTP loopback listener of the authorization code flow. HTTPS goes through
         // libcurl and the system's OpenSSL (the Curl target): no TLS library is compiled in.
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
@@ -80,7 +79,7 @@ let package = Package(
         // The consent model every flow shares: requests, decisions, the front-end protocol.
         .target(name: "Consent"),
         // The configuration files (kiosk policy, pre-registered verifiers) read as TOML.
-        .target(name: "ConfigFile", dependencies: ["PrintableText", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "ConfigFile"),
         // The holder's configured trust, read from its TOML files: kiosk consent rules (the policy
         // file) and the OpenID4VP verifiers it knows in advance (the verifiers file).
         .target(
@@ -269,6 +268,7 @@ let package = Package(
             ]),
         .testTarget(name: "BoundedFileTests", dependencies: ["BoundedFile"]),
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
+        .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),
         .testTarget(
             name: "PresentationTests",
             dependencies: [

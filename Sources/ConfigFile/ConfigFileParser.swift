@@ -1,6 +1,3 @@
-import FoundationEssentials
-import TOMLKit
-
 /// A syntax error in a configuration file, with its line.
 public struct ConfigFileSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     public var line: Int
@@ -16,8 +13,8 @@ public struct ConfigFileSyntaxError: Error, Sendable, Equatable, CustomStringCon
     public var description: String { "line \(line): \(message)" }
 }
 
-/// Reads the configuration files (kiosk policy, pre-registered verifiers) as TOML 1.0 with
-/// TOMLKit (toml++): any valid TOML is read (inline tables, multi-line arrays, literal and
+/// Reads the configuration files (kiosk policy, pre-registered verifiers) as TOML 1.0
+/// (``TOMLParser``): any valid TOML is read (inline tables, multi-line arrays, literal and
 /// multi-line strings, comments anywhere), and a syntax error names its line and column.
 /// What the files may hold is then one array of tables (`[[NAME]]`, or `NAME = [{...}]`)
 /// whose values the caller checks, with the line of each key for its messages.
@@ -39,92 +36,74 @@ public enum ConfigFileParser {
     /// The `[[tableName]]` tables of `text`, in order; their entries in the order of the
     /// file.
     public static func parse(_ text: String, tableName: String) throws(ConfigFileSyntaxError) -> [Table] {
-        try TOMLCharacterCheck.check(text)
-        let root: TOMLTable
-        do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw .syntax(
-                line: error.source.begin.line, "\(error.description) (column \(error.source.begin.column))")
-        } catch {
-            throw .syntax(line: 1, "not TOML: \(error)")
-        }
-        let lines = SourceLines(text)
-        let strays = root.keys.filter { $0 != tableName }.map { key in
-            let headers = lines.arrayTableHeaders(key)
-            return (key, headers.first ?? lines.firstLine(ofKey: key, orTable: key) ?? 1, !headers.isEmpty)
-        }
-        if let (key, line, isArrayOfTables) = strays.min(by: { $0.1 < $1.1 }) {
-            if isArrayOfTables { throw .syntax(line: line, "unknown table [[\(key)]]: only [[\(tableName)]]") }
-            if root[key]?.type == .table {
-                throw .syntax(line: line, "[\(key)] is not allowed: only [[\(tableName)]] tables are")
+        let root = try TOMLParser.parse(text)
+        let strays = root.entries.filter { $0.key != tableName }
+        if let (key, node) = strays.min(by: { $0.node.line < $1.node.line }) {
+            switch node.value {
+            case .arrayOfTables:
+                throw .syntax(line: node.line, "unknown table [[\(key)]]: only [[\(tableName)]]")
+            case .table(let table) where table.origin != .dotted && table.origin != .inline:
+                throw .syntax(line: node.line, "[\(key)] is not allowed: only [[\(tableName)]] tables are")
+            default:
+                throw .syntax(line: node.line, "\(key) is outside a [[\(tableName)]] table")
             }
-            throw .syntax(line: line, "\(key) is outside a [[\(tableName)]] table")
         }
-        guard let value = root[tableName] else { return [] }
-        guard let array = value.array else {
-            throw .syntax(
-                line: lines.firstLine(ofKey: tableName, orTable: tableName) ?? 1,
-                "\(tableName) must be an array of tables ([[\(tableName)]])")
+        guard let node = root[tableName] else { return [] }
+        let elements: [TOMLNode]
+        switch node.value {
+        case .arrayOfTables(let headers): elements = headers
+        // An inline array of tables: each table at the line of `NAME =`.
+        case .array(let values): elements = values.map { TOMLNode(value: $0.value, line: node.line) }
+        default:
+            throw .syntax(line: node.line, "\(tableName) must be an array of tables ([[\(tableName)]])")
         }
-        let headers = lines.arrayTableHeaders(tableName)
-        let inlineLine = lines.firstLine(ofKey: tableName, orTable: nil) ?? 1
         var tables: [Table] = []
-        for (index, element) in array.enumerated() {
-            let start = headers.count == array.count ? headers[index] : inlineLine
-            guard let table = element.table else {
-                throw .syntax(line: start, "\(tableName) must hold tables, not \(describe(element))")
+        for element in elements {
+            guard case .table(let table) = element.value else {
+                throw .syntax(line: element.line, "\(tableName) must hold tables, not \(describe(element.value))")
             }
-            let end = headers.count == array.count && index + 1 < headers.count ? headers[index + 1] : Int.max
-            var entries: [(key: String, value: Value, line: Int)] = []
-            for key in table.keys {
-                guard let item = table[key] else { continue }
-                let line = lines.firstLine(ofKey: key, from: start, before: end) ?? start
-                entries.append((key, convert(item), line))
-            }
-            // File order: by line, then by where the key stands on its line.
-            entries.sort {
-                (lines.offset(of: $0.key, onLine: $0.line), $0.key) < (
-                    lines.offset(of: $1.key, onLine: $1.line), $1.key
-                )
-            }
-            tables.append(Table(line: start, entries: entries))
+            tables.append(
+                Table(line: element.line, entries: table.entries.map { ($0.key, convert($0.node.value), $0.node.line) }))
         }
         return tables
     }
 
-    static func convert(_ value: any TOMLValueConvertible) -> Value {
-        if let string = value.string { return .string(string) }
-        if let array = value.array {
-            let strings = array.compactMap { $0.string }
-            if strings.count == array.count { return .strings(strings) }
+    static func convert(_ value: TOMLValue) -> Value {
+        if case .string(let string) = value { return .string(string) }
+        if case .array(let elements) = value {
+            let strings = elements.compactMap { element -> String? in
+                if case .string(let string) = element.value { return string }
+                return nil
+            }
+            if strings.count == elements.count { return .strings(strings) }
         }
         return .other(describe(value))
     }
 
-    static func plural(_ type: TOMLType) -> String {
-        switch type {
+    static func plural(_ value: TOMLValue) -> String {
+        switch value {
         case .array: "arrays"
-        case .table: "tables"
+        case .table, .arrayOfTables: "tables"
         case .string: "strings"
-        case .int: "integers"
-        case .double: "numbers"
-        case .bool: "booleans"
-        default: "dates or times"
+        case .integer: "integers"
+        case .float: "numbers"
+        case .boolean: "booleans"
+        case .dateTime: "dates or times"
         }
     }
 
-    static func describe(_ value: any TOMLValueConvertible) -> String {
-        switch value.type {
-        case .array:
-            let kinds = Set((value.array ?? []).map { plural($0.type) })
+    static func describe(_ value: TOMLValue) -> String {
+        switch value {
+        case .array(let elements):
+            let kinds = Set(elements.map { plural($0.value) })
             return kinds.count == 1 ? "an array of \(kinds.first ?? "")" : "an array of mixed values"
+        case .arrayOfTables: return "an array of tables"
         case .table: return "a table"
         case .string: return "a string"
-        case .int: return "an integer"
-        case .double: return "a number"
-        case .bool: return "a boolean"
-        default: return "a date or time"
+        case .integer: return "an integer"
+        case .float: return "a number"
+        case .boolean: return "a boolean"
+        case .dateTime: return "a date or time"
         }
     }
 }

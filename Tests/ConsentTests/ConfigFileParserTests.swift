@@ -60,7 +60,7 @@ struct ConfigFileParserTests {
         #expect(throws: PolicyError.self) { try PolicyConsent(text: text, baseDirectory: URL(fileURLWithPath: "/")) }
     }
 
-    @Test func syntaxErrorsCarryTheLibrarysLineAndColumn() {
+    @Test func syntaxErrorsCarryTheirLineAndColumn() {
         let error = #expect(throws: ConfigFileSyntaxError.self) {
             try ConfigFileParser.parse("[[rule]]\nreader = \"any\" extra\n", tableName: "rule")
         }
@@ -83,8 +83,9 @@ struct ConfigFileParserTests {
 }
 
 extension ConfigFileParserTests {
-    /// Found by fuzzing: toml++ stopped the process on an assertion for a character outside
-    /// ASCII where a key was expected. Such characters are refused first, with their line.
+    /// Found by fuzzing the earlier reader (toml++ stopped the process on an assertion for a
+    /// character outside ASCII where a key was expected): such a character is refused, with
+    /// its line.
     @Test func aNonASCIICharacterOutsideAStringIsRefusedNotFatal() throws {
         let error = #expect(throws: ConfigFileSyntaxError.self) {
             try ConfigFileParser.parse("# ok: é in a comment\n[\u{86}verifier]\nx = 'é'\n", tableName: "verifier")
@@ -99,7 +100,8 @@ extension ConfigFileParserTests {
 }
 
 extension ConfigFileParserTests {
-    /// Found by fuzzing too: any character that cannot start a key where one must start.
+    /// Found by fuzzing the earlier reader too: any character that cannot start a key where
+    /// one must start.
     @Test(arguments: ["[[,verifier]]\n", "[a.,b]\n", "x = { ,a = 1 }\n", "= 1\n", "[[verifier]]\n,x = 1\n"])
     func aMissingKeyIsRefusedNotFatal(text: String) {
         let error = #expect(throws: ConfigFileSyntaxError.self) {
@@ -116,14 +118,15 @@ extension ConfigFileParserTests {
             response_uris = [ "https://a/r", ]
             meta = { a = 1, "b" = [1, 2], c = {} }
             """
-        // The shape is the caller's to judge; here only that TOMLKit gets the text.
+        // The shape is the caller's to judge; here only that the reader takes the text.
         let tables = try ConfigFileParser.parse(text, tableName: "verifier")
         #expect(tables.count == 1)
     }
 }
 
 extension ConfigFileParserTests {
-    /// Found by fuzzing: toml++ asserted where a value must start and a terminator stood.
+    /// Found by fuzzing the earlier reader: toml++ asserted where a value must start and a
+    /// terminator stood.
     @Test(arguments: ["x =\n", "x = # c\n", "x = [1, ,2]\n", "x = [\"a\",\n}]\n", "x = [1,"])
     func aMissingValueIsRefusedNotFatal(text: String) {
         #expect(throws: ConfigFileSyntaxError.self) { try ConfigFileParser.parse(text, tableName: "rule") }

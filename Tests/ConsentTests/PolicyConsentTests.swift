@@ -87,10 +87,10 @@ struct PolicyConsentTests {
             ("[[rule]]\nreader = \"any\"\ndoctype = \"x\"\nallow = \"*\"\n", "array"),
             ("reader = \"any\"\n", "outside"),
             ("[rule]\n", "[[rule]]"),
-            // Syntax errors come from the TOML library, with their line.
-            ("[[rule]]\nreader = \"any\nx", "line 2: Error while parsing string"),
+            // Syntax errors come from the TOML reader, with their line and column.
+            ("[[rule]]\nreader = \"any\nx", "line 2: a string is not closed (column 14)"),
             ("[[rule]]\ncolour = \"blue\"\n", "unknown key"),
-            ("[[rule]]\nreader = \"any\" extra\n", "line 2: Error while parsing key-value pair"),
+            ("[[rule]]\nreader = \"any\" extra\n", "line 2: expected the end of the line, found 'e' (column 16)"),
             ("[[rule]]\nreader = \"anchor:/nonexistent.pem\"\ndoctype = \"x\"\nallow = [\"*\"]\n", "cannot read"),
         ]
         for (text, expected) in cases {

@@ -32,18 +32,12 @@ for target in "${targets[@]}"; do
   [ -d "Tests/Support/fuzz-regressions/$target" ] && cp -r "Tests/Support/fuzz-regressions/$target"/. "$work"/
   limit=(-max_total_time="$seconds")
   [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
-  # TOMLKit 0.6.0 never frees a parsed document (no deinit on TOMLTable, no destroy in its C
-  # API): LeakSanitizer would stop at the first input. Memory errors are still caught; the
-  # service parses its configuration once per process (docs/fuzzing.md).
   extra=(-detect_leaks=1)
   export ASAN_OPTIONS=detect_leaks=1
-  if [ "$target" = toml ]; then extra=(-detect_leaks=0); export ASAN_OPTIONS=detect_leaks=0; fi
   # Fork mode: short child processes on one shared corpus, FUZZ_JOBS of them at once, still
-  # stopping at the first crash, timeout or out-of-memory. toml always runs so: the leak
-  # also grows one process by about 1.2 KB per execution, past -rss_limit_mb after about
-  # 1.7 million executions.
+  # stopping at the first crash, timeout or out-of-memory.
   jobs=${FUZZ_JOBS:-1}
-  if [ "$target" = toml ] || [ "$jobs" -gt 1 ]; then
+  if [ "$jobs" -gt 1 ]; then
     extra+=(-fork="$jobs" -ignore_crashes=0 -ignore_timeouts=0 -ignore_ooms=0)
   fi
   log=fuzz-corpus/$target.log
