@@ -15,9 +15,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // The plain-HTTP loopback listener of the authorization code flow. HTTPS goes through
-        // libcurl and the system's OpenSSL (the Curl target): no TLS library is compiled in.
-        .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
     ],
     targets: [
         // C libraries, each reached from exactly one Swift target.
@@ -145,10 +142,6 @@ let package = Package(
             dependencies: [
                 "OpenID4VP", "OpenID4VCI", "OAuthWeb", "Wallet", "MdocCrypto", "JOSE", "PrintableText", "SDJWT", "Curl",
                 "SecureArea", "TokenStatusList",
-                // The loopback redirect listener of the authorization code flow (plain HTTP).
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         // The online flows, step by step, over the two clients: OpenID4VP presentation (fetch,
         // verify, consent, respond, record) and OpenID4VCI issuance (offer, metadata, consent,
