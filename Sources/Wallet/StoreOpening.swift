@@ -41,6 +41,23 @@ enum StoreOpening {
         }
     }
 
+    /// Whether the file's SQLite header (its first 100 bytes) says it is a store of ours: the
+    /// magic string and our `application_id` at offset 68, big-endian. The check every start
+    /// of a present store passes, without an SQLite connection. A header that says anything
+    /// else (a store whose header is still in its WAL, another application's file) gets the
+    /// full check.
+    static func headerNamesOurStore(path: String) -> Bool {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 100)
+        guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, 100, 0) }) == 100,
+            header[0..<16].elementsEqual("SQLite format 3\u{0}".utf8)
+        else { return false }
+        let applicationID = header[68..<72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return Int64(Int32(bitPattern: applicationID)) == Schema.applicationID
+    }
+
     /// Refuses, without writing anything, an existing non-empty file that is not an SQLite
     /// database or that belongs to another application. An empty file, a missing one, a
     /// store of ours, and an SQLite file with no tables yet pass.
@@ -49,6 +66,7 @@ enum StoreOpening {
         // (nsswitch, /etc/passwd, /etc/group), half a millisecond at every start for a size.
         var status = stat()
         guard path != ":memory:", !path.isEmpty, lstat(path, &status) == 0, status.st_size > 0 else { return }
+        if headerNamesOurStore(path: path) { return }
         let database: SQLiteDatabase
         do {
             database = try SQLiteDatabase(path: path, flags: [.readOnly])

@@ -31,6 +31,22 @@ struct DamagedStoreTests {
         #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
     }
 
+    @Test func theHeaderAloneTellsAStoreOfOursFromAnyOtherFile() throws {
+        let dir = try TemporaryDirectory()
+        let store = dir.file("wallet.sqlite")
+        do { _ = try CredentialStore(path: store, secureAreas: .inMemory) }
+        #expect(StoreOpening.headerNamesOurStore(path: store))
+        let foreign = dir.file("notes.sqlite")
+        try Self.foreignDatabase(at: foreign, applicationID: 0x1234_5678)
+        #expect(!StoreOpening.headerNamesOurStore(path: foreign))
+        let text = dir.file("notes.txt")
+        try Data(repeating: 0x41, count: 200).write(to: URL(fileURLWithPath: text))
+        #expect(!StoreOpening.headerNamesOurStore(path: text))
+        #expect(!StoreOpening.headerNamesOurStore(path: dir.file("missing.sqlite")))
+        // The store still opens through the fast path.
+        _ = try CredentialStore(path: store, secureAreas: .inMemory)
+    }
+
     @Test func aStorePathThatIsADirectorySaysSoAndWhatToDo() throws {
         let dir = try TemporaryDirectory()
         let error = #expect(throws: WalletError.self) { try CredentialStore(path: dir.path) }
