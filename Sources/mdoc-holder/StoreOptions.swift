@@ -133,7 +133,7 @@ enum WalletCLI {
         }
         return rows.map { row in
             row.enumerated().map { i, cell in
-                i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                i == row.count - 1 ? cell : cell + String(repeating: " ", count: max(0, widths[i] - cell.count))
             }.joined(separator: "  ")
         }
     }
