@@ -1,9 +1,10 @@
+import Zlib
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-import Zlib
 
 extension QRCode {
     /// The symbol as an 8-bit greyscale PNG: `scale` pixels per module, dark modules black, a

@@ -87,10 +87,11 @@ public final class CredentialStore: @unchecked Sendable {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             return BoundedFile.path(data, "mdoc-holder/wallet.sqlite")
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let home =
+            environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.homeDirectoryForCurrentUser.path
         return BoundedFile.path(home, ".local/share/mdoc-holder/wallet.sqlite")
     }
-
 
     /// Creates the missing directories above `path`, each 0700 (an existing directory keeps
     /// its permissions).
