@@ -55,12 +55,11 @@ struct PresentCommand: AsyncParsableCommand {
 
     func run() async throws {
         // On another core while the policy, the store and its key-encryption key are read: the
-        // connection to BlueZ and OpenSSL's first use. Their errors come after the store's, as
-        // when they ran after it; a store error cancels and awaits them (async let).
+        // connection to BlueZ. Its errors come after the store's, as when it ran after it; a
+        // store error cancels and awaits it (async let).
         let (adapter, l2cap) = (adapter, proximity.options.l2cap)
         async let bluetooth = PresentStart.bluetooth(
             adapter: adapter, l2cap: l2cap, log: { WalletCLI.warn("mdoc-holder: \($0)") })
-        async let cryptoReady: Void = PresentStart.warmUpCrypto()
         // The consent terminal, when there is one: once it has gone away (hung up), the session
         // under way ends declined and nothing is waited for after it.
         let (prompt, terminal) = try consentOptions.prompt()
@@ -73,7 +72,6 @@ struct PresentCommand: AsyncParsableCommand {
         let uriOnStdout = outputs.contains { if case .uri = $0 { return true } else { return false } }
         let (roles, warnings) = try await bluetooth
         for warning in warnings { WalletCLI.warn("mdoc-holder: \(warning)") }
-        await cryptoReady
         let links = ProximityLinks(server: roles.server, client: roles.client, l2capListener: roles.l2capListener)
         while true {
             let outcome: ProximityOutcome

@@ -1,11 +1,10 @@
 import BLEBlueZ
 import BlueZ
-import MdocCrypto
 
 /// What `present` needs before it can show an engagement besides its store: the BlueZ roles
-/// of the adapter, and OpenSSL ready to make the engagement's key. Both are started before
-/// the policy, the store and its key-encryption key are read, and run on another core
-/// meanwhile (they share nothing with them).
+/// of the adapter, started before the policy, the store and its key-encryption key are read,
+/// on another core meanwhile (they share nothing with them). OpenSSL is made ready earlier
+/// still, before the command line is parsed (``ProcessEntry``, `EarlyInitialisation`).
 enum PresentStart {
     /// The holder's BlueZ roles on `adapter`, with the warnings about bluetoothd's
     /// configuration and L2CAP kept for the caller to print once the store has been checked
@@ -18,12 +17,5 @@ enum PresentStart {
         let roles = BlueZRoles.holder(
             client: client, adapter: adapter, l2cap: l2cap, warn: { warnings.append($0) }, log: log)
         return (roles, warnings)
-    }
-
-    /// OpenSSL's first use done ahead (its configuration file, the default provider, the
-    /// P-256 key generation the engagement needs): a throwaway key. A failure is not reported
-    /// here; the engagement's own key generation reports it.
-    static func warmUpCrypto() {
-        _ = try? PrivateKey.generate(.p256)
     }
 }

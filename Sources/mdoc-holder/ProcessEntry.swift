@@ -1,4 +1,5 @@
 import Glibc
+import MdocCrypto
 
 /// The process's entry: the command runs as a task on the cooperative pool while the main thread
 /// waits here for the process to end. An `async` `main` would instead leave the main thread
@@ -8,6 +9,9 @@ import Glibc
 @main
 enum ProcessEntry {
     static func main() {
+        // `present` shows an engagement, whose key needs OpenSSL ready: made ready on another
+        // core while the command line is parsed and the store opened.
+        if CommandLine.arguments.dropFirst().first == "present" { EarlyInitialisation.start() }
         Task.detached {
             await MdocHolderCommand.main()
             exit(0)
