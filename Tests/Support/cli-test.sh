@@ -430,4 +430,9 @@ check "a credential without a status reference prints no status" bash -c \
 fails "... and is not valid under --require-status" 1 "$bin/mdoc-reader" verify "$tmp/signed-detached.cbor" \
   --transcript "$tmp/transcript-a.cbor" --trust-anchor Fixtures/pki/iaca.pem --require-status
 
+# present starts OpenSSL on a thread of its own before the command line is parsed; an exit
+# while that thread works (an argument error) must still be a clean exit, every time.
+check "30 argument errors of present: each exits 64, none crashes" bash -c \
+  'for i in $(seq 30); do "$0" present --no-such-option 2>/dev/null; [ $? -eq 64 ] || exit 1; done' "$bin/mdoc-holder"
+
 tier_summary
