@@ -14,7 +14,7 @@ let package = Package(
         .executable(name: "cbor-fuzzer", targets: ["CBORFuzzer"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         // C libraries, each reached from exactly one Swift target.
@@ -68,7 +68,8 @@ let package = Package(
         // Token Status Lists (draft-ietf-oauth-status-list): references, the bit-packed list,
         // its token as CWT or JWT and the checks of that token. Sans-I/O.
         .target(
-            name: "TokenStatusList", dependencies: ["CBOR", "COSE", "MdocCrypto", "JOSE", "Base64", "Zlib", "PrintableText"]),
+            name: "TokenStatusList",
+            dependencies: ["CBOR", "COSE", "MdocCrypto", "JOSE", "Base64", "Zlib", "PrintableText"]),
         .target(name: "BoundedFile"),
         // The one rule for text from outside on its way to a terminal, a log or an error
         // message: control and bidirectional characters escaped, length bounded. No C.

@@ -63,7 +63,8 @@ public enum ConfigFileParser {
                 throw .syntax(line: element.line, "\(tableName) must hold tables, not \(describe(element.value))")
             }
             tables.append(
-                Table(line: element.line, entries: table.entries.map { ($0.key, convert($0.node.value), $0.node.line) }))
+                Table(line: element.line, entries: table.entries.map { ($0.key, convert($0.node.value), $0.node.line) })
+            )
         }
         return tables
     }

@@ -46,7 +46,9 @@ extension TOMLParser {
     /// A decimal integer without leading zeros (a sign allowed), or 0x / 0o / 0b digits.
     private static func isDecimalInteger(_ text: ArraySlice<UInt8>) -> Bool {
         var digits = text
-        if let sign = digits.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { digits = digits.dropFirst() }
+        if let sign = digits.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+            digits = digits.dropFirst()
+        }
         guard isDigits(digits, isDigit) else { return false }
         return digits.count == 1 || digits.first != UInt8(ascii: "0")
     }

@@ -152,8 +152,10 @@ extension TOMLParser {
     private mutating func lineEndingBackslash() throws(ConfigFileSyntaxError) -> Bool {
         var ahead = position
         while ahead < bytes.count, bytes[ahead] == 0x20 || bytes[ahead] == 0x09 { ahead += 1 }
-        guard ahead < bytes.count, bytes[ahead] == 0x0A || (bytes[ahead] == 0x0D && ahead + 1 < bytes.count
-            && bytes[ahead + 1] == 0x0A)
+        guard ahead < bytes.count,
+            bytes[ahead] == 0x0A
+                || (bytes[ahead] == 0x0D && ahead + 1 < bytes.count
+                    && bytes[ahead + 1] == 0x0A)
         else { return false }
         position = ahead
         while true {

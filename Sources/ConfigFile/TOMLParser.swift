@@ -156,9 +156,9 @@ struct TOMLParser {
 
     /// The table `part` of `table` on the way to a header: made when missing, the last element
     /// when it is an array of tables.
-    private func descend(_ table: TOMLTable, into part: String, line: Int, header: String) throws(
-        ConfigFileSyntaxError
-    ) -> TOMLTable {
+    private func descend(_ table: TOMLTable, into part: String, line: Int, header: String) throws(ConfigFileSyntaxError)
+        -> TOMLTable
+    {
         switch table[part]?.value {
         case nil:
             let made = TOMLTable(origin: .implicit)

@@ -156,7 +156,10 @@ public final class LoopbackRedirectListener: Sendable {
             Glibc.close(wake.write)
         }
         while true {
-            var fds = [pollfd(fd: listening, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: listening, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, 2, -1)
             if ready < 0, errno == EINTR { continue }
             guard ready > 0, fds[1].revents == 0 else { return }
