@@ -9,10 +9,13 @@ extension TOMLParser {
         case UInt8(ascii: "'"):
             if peek(1) == byte, peek(2) == byte { return .string(try multilineString(literal: true)) }
             return .string(try literalString())
-        case UInt8(ascii: "["):
-            return try array()
-        case UInt8(ascii: "{"):
-            return try inlineTable()
+        case UInt8(ascii: "["), UInt8(ascii: "{"):
+            guard nesting < Self.maximumNesting else {
+                throw error("arrays and inline tables nested more than \(Self.maximumNesting) deep")
+            }
+            nesting += 1
+            defer { nesting -= 1 }
+            return try byte == UInt8(ascii: "[") ? array() : inlineTable()
         default:
             return try scalar()
         }

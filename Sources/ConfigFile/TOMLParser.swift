@@ -11,6 +11,12 @@ struct TOMLParser {
     var line = 1
     /// Where the current line starts in `bytes` (for columns).
     var lineStart = 0
+    /// Arrays and inline tables open around the current position.
+    var nesting = 0
+    /// The deepest nesting of arrays and inline tables read, and the most parts of a dotted
+    /// key: each level is a call on the stack (reading it, and freeing the tables after), and
+    /// a configuration file needs a few. Found by fuzzing: 1 MiB of `[` overflowed the stack.
+    static let maximumNesting = 64
 
     let root = TOMLTable(origin: .header)
     /// The table keys are added to: the root, then the last header's.
@@ -219,6 +225,10 @@ struct TOMLParser {
             }
             position += 1
             skipBlanks()
+            // Each part is a table nested in the one before: as deep as arrays may go.
+            guard path.count < Self.maximumNesting else {
+                throw error("a key of more than \(Self.maximumNesting) dotted parts")
+            }
             path.append(try simpleKey())
         }
         return (path, keyLine)

@@ -121,6 +121,21 @@ struct TOMLParserTests {
         #expect(error?.line == line, "\(String(describing: error))")
     }
 
+    /// Found by fuzzing: a file of nested arrays ran the reader's recursion off the stack.
+    @Test func nestingBeyondTheLimitIsRefusedNotFatal() throws {
+        let deep = TOMLParser.maximumNesting
+        _ = try parse("x = " + String(repeating: "[", count: deep) + String(repeating: "]", count: deep) + "\n")
+        for text in [
+            "x = " + String(repeating: "[", count: 100_000),
+            "x = " + String(repeating: "{ a = ", count: 100_000),
+            "a" + String(repeating: ".a", count: 100_000) + " = 1\n",
+            "[a" + String(repeating: ".a", count: 100_000) + "]\n",
+        ] {
+            let error = #expect(throws: ConfigFileSyntaxError.self) { try parse(text) }
+            #expect(error?.line == 1)
+        }
+    }
+
     @Test func headersMayAddSubtablesToTablesMadeByDottedKeysAndDefineImplicitOnes() throws {
         let text = "[fruit]\napple.color = 'red'\n[fruit.apple.texture]\nsmooth = true\n[x.y.z]\n[x]\nw = 1\n"
         let root = try parse(text)
