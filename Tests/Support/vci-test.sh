@@ -596,12 +596,18 @@ hostile_vp() {  # hostile_vp SWITCH: one present-online of the hostile store; ou
     --tls-ca "$vca" --store "$tmp/hostile.sqlite" >"$tmp/hostile-vp.txt" 2>&1
   hostile_vp_exit=$?
 }
+exited() {  # exited WANT GOT LOG: GOT is WANT, or says both and the end of LOG
+  [ "$2" = "$1" ] && return 0
+  echo "exit $2, wanted $1" >&2
+  tail -8 "$3" >&2
+  return 1
+}
 hostile_vp names
-check "a verifier with a hostile client_name is answered" test "$hostile_vp_exit" = 0
+check "a verifier with a hostile client_name is answered" exited 0 "$hostile_vp_exit" "$tmp/hostile-vp.txt"
 check "its name is shown escaped" grep -qF "Request from OID4VP Test Verifier$hostile" "$tmp/hostile-vp.txt"
 check "nothing raw reaches the output (client_name)" no_raw "$tmp/hostile-vp.txt"
 hostile_vp doctype
-check "a query for a hostile doc type matches nothing" test "$hostile_vp_exit" = 1
+check "a query for a hostile doc type matches nothing" exited 1 "$hostile_vp_exit" "$tmp/hostile-vp.txt"
 check "nothing raw reaches the output (doctype_value)" no_raw "$tmp/hostile-vp.txt"
 hostile_vp error
 check "a hostile error answer to the response is a failure" test "$hostile_vp_exit" != 0
