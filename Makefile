@@ -31,6 +31,7 @@ build: deps version-check
 # Every test: unit, vectors, engines. Fails on compiler warnings too.
 test: test-deps version-check
 	$(MAKE) --no-print-directory check-layers
+	SWIFT="$(SWIFT)" Tests/Support/dbus-abi-check.sh
 	$(SWIFT) build --build-tests 2>&1 | tee .build-warnings.log
 	@! grep -E "^$(CURDIR)/(Sources|Tests)/.*: warning:" .build-warnings.log || (echo "compiler warnings in our code (above): fix them" && false)
 	$(SWIFT) test

@@ -21,8 +21,12 @@ let package = Package(
         .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // SQLite's headers only (no pkgConfig, which would link it): the SQLite target loads
+        // libsqlite3.so.0 when a database is first opened.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // libdbus-1's stable ABI, declared by the shim itself (no pkgConfig, which would link it):
+        // the DBus target loads libdbus-1.so.3 when a bus is first used.
+        .systemLibrary(name: "CDBus"),
         // The kernel's Bluetooth socket structures from BlueZ's headers (no pkgConfig, which would
         // link libbluetooth: the L2CAP target needs none of its functions).
         .systemLibrary(name: "CBluetooth", providers: [.apt(["libbluetooth-dev"])]),
@@ -192,7 +196,7 @@ let package = Package(
                 "ISO18013", "QRCode", "Wallet", "Consent", "ConsentPolicy", "TerminalConsent", "Presentation",
                 "OnlineTransport", "Proximity", "BLETransport", "BLEBlueZ", "BlueZ", "HolderService", "HolderRuntime",
                 "SecureArea", "BoundedFile", "CommandLineSupport", "SDJWT", "JOSE", "PrintableText", "ProjectVersion",
-                "CBOR", "MdocCrypto", "OpenID4VP", "OpenID4VCI", "OnlineFlows",
+                "CBOR", "MdocCrypto", "OpenID4VP", "OpenID4VCI", "OnlineFlows", "DBus", "SQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(

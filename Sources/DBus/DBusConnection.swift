@@ -84,13 +84,13 @@ public actor DBusConnection {
 
     /// Opens the bus at `address` (`unix:path=/run/…`) and registers with it (`Hello`).
     public static func connect(address: String) async throws -> DBusConnection {
+        try DBusLibrary.require()
         let connection = DBusConnection(address: address)
         try await connection.open()
         return connection
     }
 
     private init(address: String) {
-        precondition(libdbusThreadsInitialized, "dbus_threads_init_default failed")
         self.address = address
         loop = DBusEventLoop()
     }
@@ -100,8 +100,8 @@ public actor DBusConnection {
         for subscription in subscriptions.values { subscription.continuation.finish() }
         if let pointer = handle {
             loop.execute {
-                dbus_connection_close(pointer.value)
-                dbus_connection_unref(pointer.value)
+                libdbus.dbus_connection_close(pointer.value)
+                libdbus.dbus_connection_unref(pointer.value)
             }
         }
         loop.stop()
@@ -109,15 +109,15 @@ public actor DBusConnection {
 
     private func open() async throws {
         var error = CDBus.DBusError()
-        dbus_error_init(&error)
-        guard let raw = dbus_connection_open_private(address, &error) else {
+        libdbus.dbus_error_init(&error)
+        guard let raw = libdbus.dbus_connection_open_private(address, &error) else {
             throw Self.take(&error)
         }
         self.raw = raw
-        dbus_connection_set_exit_on_disconnect(raw, 0)
+        libdbus.dbus_connection_set_exit_on_disconnect(raw, 0)
         reference.connection = self
         let context = Unmanaged.passRetained(reference).toOpaque()
-        let filterAdded = dbus_connection_add_filter(
+        let filterAdded = libdbus.dbus_connection_add_filter(
             raw,
             { _, message, context in
                 let reference = Unmanaged<ConnectionReference>.fromOpaque(context!).takeUnretainedValue()
@@ -154,28 +154,28 @@ public actor DBusConnection {
         self.raw = nil
         lostError = lostError ?? .disconnected()
         failEverything()
-        dbus_connection_close(raw)
-        dbus_connection_unref(raw)
+        libdbus.dbus_connection_close(raw)
+        libdbus.dbus_connection_unref(raw)
         loop.service = nil
     }
 
     /// False once closed or once the bus has gone away.
     public var isConnected: Bool {
         guard let raw, lostError == nil else { return false }
-        return dbus_connection_get_is_connected(raw) != 0
+        return libdbus.dbus_connection_get_is_connected(raw) != 0
     }
 
     /// Whether file descriptors (`h`) can be sent on this connection.
     public var canPassFileDescriptors: Bool {
         guard let raw else { return false }
-        return dbus_connection_can_send_type(raw, TypeCode.unixFD) != 0
+        return libdbus.dbus_connection_can_send_type(raw, TypeCode.unixFD) != 0
     }
 
     private func failEverything() {
         let error = lostError ?? .disconnected()
         for call in pendingCalls.values {
-            dbus_pending_call_cancel(call.pending)
-            dbus_pending_call_unref(call.pending)
+            libdbus.dbus_pending_call_cancel(call.pending)
+            libdbus.dbus_pending_call_unref(call.pending)
             call.continuation.resume(throwing: error)
         }
         pendingCalls = [:]
@@ -186,8 +186,8 @@ public actor DBusConnection {
     }
 
     private static func take(_ error: inout CDBus.DBusError) -> DBusError {
-        defer { dbus_error_free(&error) }
-        guard dbus_error_is_set(&error) != 0 else { return .failed("libdbus failed without an error") }
+        defer { libdbus.dbus_error_free(&error) }
+        guard libdbus.dbus_error_is_set(&error) != 0 else { return .failed("libdbus failed without an error") }
         return DBusError(
             name: error.name.map { String(cString: $0) } ?? DBusError.failedName,
             message: error.message.map { String(cString: $0) } ?? "")
@@ -201,14 +201,14 @@ public actor DBusConnection {
     public func send(_ message: DBusMessage) throws(DBusError) -> UInt32 {
         let raw = try liveConnection()
         if message.body.contains(where: Marshal.containsFileDescriptor),
-            dbus_connection_can_send_type(raw, TypeCode.unixFD) == 0
+            libdbus.dbus_connection_can_send_type(raw, TypeCode.unixFD) == 0
         {
             throw .notSupported("this connection cannot pass file descriptors")
         }
         let encoded = try Marshal.makeMessage(message)
-        defer { dbus_message_unref(encoded) }
+        defer { libdbus.dbus_message_unref(encoded) }
         var serial: UInt32 = 0
-        guard dbus_connection_send(raw, encoded, &serial) != 0 else { throw .noMemory }
+        guard libdbus.dbus_connection_send(raw, encoded, &serial) != 0 else { throw .noMemory }
         return serial
     }
 
@@ -220,7 +220,7 @@ public actor DBusConnection {
 
     /// Returns once every message queued so far has been written to the bus socket.
     public func flush() async {
-        guard let raw, dbus_connection_has_messages_to_send(raw) != 0 else { return }
+        guard let raw, libdbus.dbus_connection_has_messages_to_send(raw) != 0 else { return }
         await withCheckedContinuation { flushWaiters.append($0) }
     }
 
@@ -268,7 +268,7 @@ public actor DBusConnection {
             raw = try liveConnection()
             guard message.kind == .methodCall else { throw DBusError.invalidArgs("not a method call") }
             if message.body.contains(where: Marshal.containsFileDescriptor),
-                dbus_connection_can_send_type(raw, TypeCode.unixFD) == 0
+                libdbus.dbus_connection_can_send_type(raw, TypeCode.unixFD) == 0
             {
                 throw DBusError.notSupported("this connection cannot pass file descriptors")
             }
@@ -276,15 +276,15 @@ public actor DBusConnection {
         } catch {
             return continuation.resume(throwing: error)
         }
-        defer { dbus_message_unref(encoded) }
+        defer { libdbus.dbus_message_unref(encoded) }
         var pending: OpaquePointer?
-        guard dbus_connection_send_with_reply(raw, encoded, &pending, Self.milliseconds(timeout)) != 0 else {
+        guard libdbus.dbus_connection_send_with_reply(raw, encoded, &pending, Self.milliseconds(timeout)) != 0 else {
             return continuation.resume(throwing: DBusError.noMemory)
         }
         guard let pending else { return continuation.resume(throwing: DBusError.disconnected()) }
         pendingCalls[token] = PendingCall(pending: pending, continuation: continuation)
         let context = Unmanaged.passRetained(PendingContext(reference: reference, token: token)).toOpaque()
-        let notifySet = dbus_pending_call_set_notify(
+        let notifySet = libdbus.dbus_pending_call_set_notify(
             pending,
             { _, context in
                 let pendingContext = Unmanaged<PendingContext>.fromOpaque(context!).takeUnretainedValue()
@@ -295,21 +295,21 @@ public actor DBusConnection {
         if notifySet == 0 {
             Unmanaged<PendingContext>.fromOpaque(context).release()
             pendingCalls[token] = nil
-            dbus_pending_call_cancel(pending)
-            dbus_pending_call_unref(pending)
+            libdbus.dbus_pending_call_cancel(pending)
+            libdbus.dbus_pending_call_unref(pending)
             return continuation.resume(throwing: DBusError.noMemory)
         }
-        if dbus_pending_call_get_completed(pending) != 0 { completeCall(token) }
+        if libdbus.dbus_pending_call_get_completed(pending) != 0 { completeCall(token) }
     }
 
     private func completeCall(_ token: UInt64) {
         guard let call = pendingCalls.removeValue(forKey: token) else { return }
-        let reply = dbus_pending_call_steal_reply(call.pending)
-        dbus_pending_call_unref(call.pending)
+        let reply = libdbus.dbus_pending_call_steal_reply(call.pending)
+        libdbus.dbus_pending_call_unref(call.pending)
         guard let reply else {
             return call.continuation.resume(throwing: DBusError(name: DBusError.noReplyName, message: "no reply"))
         }
-        defer { dbus_message_unref(reply) }
+        defer { libdbus.dbus_message_unref(reply) }
         do {
             let message = try Marshal.decode(reply)
             if let error = message.error { throw error }
@@ -321,8 +321,8 @@ public actor DBusConnection {
 
     private func cancelCall(_ token: UInt64) {
         guard let call = pendingCalls.removeValue(forKey: token) else { return }
-        dbus_pending_call_cancel(call.pending)
-        dbus_pending_call_unref(call.pending)
+        libdbus.dbus_pending_call_cancel(call.pending)
+        libdbus.dbus_pending_call_unref(call.pending)
         call.continuation.resume(throwing: CancellationError())
     }
 
@@ -444,7 +444,7 @@ public actor DBusConnection {
 
     /// Asks the bus for a well-known name.
     public func requestName(_ name: String, flags: DBusNameFlags = .doNotQueue) async throws -> DBusRequestNameReply {
-        guard dbus_validate_bus_name(name, nil) != 0, !name.hasPrefix(":") else {
+        guard libdbus.dbus_validate_bus_name(name, nil) != 0, !name.hasPrefix(":") else {
             throw DBusError.invalidArgs("invalid well-known bus name")
         }
         let reply = try await call(
@@ -458,7 +458,7 @@ public actor DBusConnection {
 
     /// Gives a well-known name back to the bus.
     public func releaseName(_ name: String) async throws -> DBusReleaseNameReply {
-        guard dbus_validate_bus_name(name, nil) != 0, !name.hasPrefix(":") else {
+        guard libdbus.dbus_validate_bus_name(name, nil) != 0, !name.hasPrefix(":") else {
             throw DBusError.invalidArgs("invalid well-known bus name")
         }
         let reply = try await call(
@@ -530,10 +530,10 @@ public actor DBusConnection {
             flushWaiters = []
             return
         }
-        while self.raw != nil, dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS {
-            dbus_connection_dispatch(raw)
+        while self.raw != nil, libdbus.dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS {
+            _ = libdbus.dbus_connection_dispatch(raw)
         }
-        if !flushWaiters.isEmpty, self.raw == nil || dbus_connection_has_messages_to_send(raw) == 0 {
+        if !flushWaiters.isEmpty, self.raw == nil || libdbus.dbus_connection_has_messages_to_send(raw) == 0 {
             for waiter in flushWaiters { waiter.resume() }
             flushWaiters = []
         }
@@ -620,7 +620,7 @@ public actor DBusConnection {
         var message = DBusMessage(kind: .error, body: [.string(error.message)])
         message.replySerial = call.serial
         message.destination = call.sender
-        message.errorName = dbus_validate_error_name(error.name, nil) != 0 ? error.name : DBusError.failedName
+        message.errorName = libdbus.dbus_validate_error_name(error.name, nil) != 0 ? error.name : DBusError.failedName
         _ = try? send(message)
     }
 }
@@ -667,5 +667,3 @@ struct UncheckedPointer: @unchecked Sendable {
     let value: OpaquePointer
     init(_ value: OpaquePointer) { self.value = value }
 }
-
-private let libdbusThreadsInitialized: Bool = dbus_threads_init_default() != 0

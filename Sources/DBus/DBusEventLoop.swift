@@ -150,17 +150,17 @@ final class DBusEventLoop: SerialExecutor, @unchecked Sendable {
     private func pollOnce() {
         var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         var polled: [OpaquePointer] = []
-        for watch in watches where dbus_watch_get_enabled(watch) != 0 {
-            let flags = dbus_watch_get_flags(watch)
+        for watch in watches where libdbus.dbus_watch_get_enabled(watch) != 0 {
+            let flags = libdbus.dbus_watch_get_flags(watch)
             var events: Int16 = 0
             if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
             if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
-            fds.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
+            fds.append(pollfd(fd: libdbus.dbus_watch_get_unix_fd(watch), events: events, revents: 0))
             polled.append(watch)
         }
         var wait: Int32 = -1
         let now = Self.now()
-        for entry in timeouts where dbus_timeout_get_enabled(entry.timeout) != 0 {
+        for entry in timeouts where libdbus.dbus_timeout_get_enabled(entry.timeout) != 0 {
             let remaining = Int32(clamping: max(0, entry.deadline - now))
             wait = wait < 0 ? remaining : min(wait, remaining)
         }
@@ -178,14 +178,14 @@ final class DBusEventLoop: SerialExecutor, @unchecked Sendable {
             if revents & Int16(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
             if revents & Int16(POLLERR) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
             if revents & Int16(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
-            dbus_watch_handle(watch, flags)
+            _ = libdbus.dbus_watch_handle(watch, flags)
         }
         let after = Self.now()
-        let due = timeouts.filter { dbus_timeout_get_enabled($0.timeout) != 0 && $0.deadline <= after }
+        let due = timeouts.filter { libdbus.dbus_timeout_get_enabled($0.timeout) != 0 && $0.deadline <= after }
         for entry in due {
             guard let index = timeouts.firstIndex(where: { $0.timeout == entry.timeout }) else { continue }
-            timeouts[index].deadline = after + Int64(dbus_timeout_get_interval(entry.timeout))
-            dbus_timeout_handle(entry.timeout)
+            timeouts[index].deadline = after + Int64(libdbus.dbus_timeout_get_interval(entry.timeout))
+            _ = libdbus.dbus_timeout_handle(entry.timeout)
         }
     }
 
@@ -194,7 +194,7 @@ final class DBusEventLoop: SerialExecutor, @unchecked Sendable {
     /// Installs this loop's watch, timeout and wake-up functions on `connection`. Loop thread only.
     func attach(_ connection: OpaquePointer) -> Bool {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let watchesOK = dbus_connection_set_watch_functions(
+        let watchesOK = libdbus.dbus_connection_set_watch_functions(
             connection,
             { watch, context in
                 DBusEventLoop.from(context).watches.append(watch!)
@@ -205,13 +205,14 @@ final class DBusEventLoop: SerialExecutor, @unchecked Sendable {
             },
             { _, _ in },
             context, nil)
-        let timeoutsOK = dbus_connection_set_timeout_functions(
+        let timeoutsOK = libdbus.dbus_connection_set_timeout_functions(
             connection,
             { timeout, context in
                 let loop = DBusEventLoop.from(context)
                 loop.timeouts.append(
                     TimeoutEntry(
-                        timeout: timeout!, deadline: DBusEventLoop.now() + Int64(dbus_timeout_get_interval(timeout))))
+                        timeout: timeout!,
+                        deadline: DBusEventLoop.now() + Int64(libdbus.dbus_timeout_get_interval(timeout))))
                 return 1
             },
             { timeout, context in
@@ -220,11 +221,12 @@ final class DBusEventLoop: SerialExecutor, @unchecked Sendable {
             { timeout, context in
                 let loop = DBusEventLoop.from(context)
                 if let index = loop.timeouts.firstIndex(where: { $0.timeout == timeout }) {
-                    loop.timeouts[index].deadline = DBusEventLoop.now() + Int64(dbus_timeout_get_interval(timeout))
+                    loop.timeouts[index].deadline =
+                        DBusEventLoop.now() + Int64(libdbus.dbus_timeout_get_interval(timeout))
                 }
             },
             context, nil)
-        dbus_connection_set_wakeup_main_function(
+        libdbus.dbus_connection_set_wakeup_main_function(
             connection, { context in DBusEventLoop.from(context).wake() }, context, nil)
         return watchesOK != 0 && timeoutsOK != 0
     }

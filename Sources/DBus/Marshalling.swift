@@ -45,61 +45,65 @@ enum Marshal {
             guard let path = message.path, let member = message.member else {
                 throw .invalidArgs("method call without path or member")
             }
-            raw = dbus_message_new_method_call(message.destination, path.rawValue, message.interface, member)
+            raw = libdbus.dbus_message_new_method_call(message.destination, path.rawValue, message.interface, member)
         case .signal:
             guard let path = message.path, let interface = message.interface, let member = message.member else {
                 throw .invalidArgs("signal without path, interface or member")
             }
-            raw = dbus_message_new_signal(path.rawValue, interface, member)
+            raw = libdbus.dbus_message_new_signal(path.rawValue, interface, member)
         case .methodReturn:
-            raw = dbus_message_new(MessageTypeCode.methodReturn)
+            raw = libdbus.dbus_message_new(MessageTypeCode.methodReturn)
         case .error:
-            raw = dbus_message_new(MessageTypeCode.error)
+            raw = libdbus.dbus_message_new(MessageTypeCode.error)
         }
         guard let raw else { throw DBusError.noMemory }
         var ok = true
         switch message.kind {
         case .methodCall:
-            if message.noReplyExpected { dbus_message_set_no_reply(raw, 1) }
+            if message.noReplyExpected { libdbus.dbus_message_set_no_reply(raw, 1) }
         case .signal:
-            if let destination = message.destination { ok = ok && dbus_message_set_destination(raw, destination) != 0 }
+            if let destination = message.destination {
+                ok = ok && libdbus.dbus_message_set_destination(raw, destination) != 0
+            }
         case .methodReturn, .error:
             guard let replySerial = message.replySerial else {
-                dbus_message_unref(raw)
+                libdbus.dbus_message_unref(raw)
                 throw .invalidArgs("reply without reply serial")
             }
-            ok = ok && dbus_message_set_reply_serial(raw, replySerial) != 0
-            if let destination = message.destination { ok = ok && dbus_message_set_destination(raw, destination) != 0 }
-            if message.kind == .error {
-                ok = ok && dbus_message_set_error_name(raw, message.errorName ?? DBusError.failedName) != 0
+            ok = ok && libdbus.dbus_message_set_reply_serial(raw, replySerial) != 0
+            if let destination = message.destination {
+                ok = ok && libdbus.dbus_message_set_destination(raw, destination) != 0
             }
-            dbus_message_set_no_reply(raw, 1)
+            if message.kind == .error {
+                ok = ok && libdbus.dbus_message_set_error_name(raw, message.errorName ?? DBusError.failedName) != 0
+            }
+            libdbus.dbus_message_set_no_reply(raw, 1)
         }
         if ok {
             var iter = DBusMessageIter()
-            dbus_message_iter_init_append(raw, &iter)
+            libdbus.dbus_message_iter_init_append(raw, &iter)
             for value in message.body where ok {
                 ok = append(value, to: &iter)
             }
         }
         guard ok else {
-            dbus_message_unref(raw)
+            libdbus.dbus_message_unref(raw)
             throw DBusError.noMemory
         }
         return raw
     }
 
     static func validateHeader(_ message: DBusMessage) throws(DBusError) {
-        if let destination = message.destination, dbus_validate_bus_name(destination, nil) == 0 {
+        if let destination = message.destination, libdbus.dbus_validate_bus_name(destination, nil) == 0 {
             throw .invalidArgs("invalid destination bus name")
         }
-        if let interface = message.interface, dbus_validate_interface(interface, nil) == 0 {
+        if let interface = message.interface, libdbus.dbus_validate_interface(interface, nil) == 0 {
             throw .invalidArgs("invalid interface name")
         }
-        if let member = message.member, dbus_validate_member(member, nil) == 0 {
+        if let member = message.member, libdbus.dbus_validate_member(member, nil) == 0 {
             throw .invalidArgs("invalid member name")
         }
-        if message.kind == .error, let name = message.errorName, dbus_validate_error_name(name, nil) == 0 {
+        if message.kind == .error, let name = message.errorName, libdbus.dbus_validate_error_name(name, nil) == 0 {
             throw .invalidArgs("invalid error name")
         }
     }
@@ -144,13 +148,13 @@ enum Marshal {
 
     private static func appendBasic<T>(_ iter: inout DBusMessageIter, _ code: Int32, _ value: T) -> Bool {
         var copy = value
-        return withUnsafePointer(to: &copy) { dbus_message_iter_append_basic(&iter, code, $0) != 0 }
+        return withUnsafePointer(to: &copy) { libdbus.dbus_message_iter_append_basic(&iter, code, $0) != 0 }
     }
 
     private static func appendString(_ iter: inout DBusMessageIter, _ code: Int32, _ string: String) -> Bool {
         string.withCString { cString in
             var pointer: UnsafePointer<CChar>? = cString
-            return dbus_message_iter_append_basic(&iter, code, &pointer) != 0
+            return libdbus.dbus_message_iter_append_basic(&iter, code, &pointer) != 0
         }
     }
 
@@ -162,16 +166,16 @@ enum Marshal {
         var sub = DBusMessageIter()
         let opened: Bool
         if let signature {
-            opened = signature.withCString { dbus_message_iter_open_container(&iter, code, $0, &sub) != 0 }
+            opened = signature.withCString { libdbus.dbus_message_iter_open_container(&iter, code, $0, &sub) != 0 }
         } else {
-            opened = dbus_message_iter_open_container(&iter, code, nil, &sub) != 0
+            opened = libdbus.dbus_message_iter_open_container(&iter, code, nil, &sub) != 0
         }
         guard opened else { return false }
         guard body(&sub) else {
-            dbus_message_iter_abandon_container(&iter, &sub)
+            libdbus.dbus_message_iter_abandon_container(&iter, &sub)
             return false
         }
-        return dbus_message_iter_close_container(&iter, &sub) != 0
+        return libdbus.dbus_message_iter_close_container(&iter, &sub) != 0
     }
 
     private static func appendBytes(_ iter: inout DBusMessageIter, _ bytes: [UInt8]) -> Bool {
@@ -179,7 +183,8 @@ enum Marshal {
             guard !bytes.isEmpty else { return true }
             return bytes.withUnsafeBufferPointer { buffer in
                 var base: UnsafePointer<UInt8>? = buffer.baseAddress
-                return dbus_message_iter_append_fixed_array(&sub, TypeCode.byte, &base, Int32(buffer.count)) != 0
+                return libdbus.dbus_message_iter_append_fixed_array(&sub, TypeCode.byte, &base, Int32(buffer.count))
+                    != 0
             }
         }
     }
@@ -256,7 +261,7 @@ enum Marshal {
     /// Decodes a libdbus message (borrowed) into a value.
     static func decode(_ raw: OpaquePointer) throws(DBusError) -> DBusMessage {
         let kind: DBusMessage.Kind
-        switch dbus_message_get_type(raw) {
+        switch libdbus.dbus_message_get_type(raw) {
         case MessageTypeCode.methodCall: kind = .methodCall
         case MessageTypeCode.methodReturn: kind = .methodReturn
         case MessageTypeCode.error: kind = .error
@@ -264,22 +269,24 @@ enum Marshal {
         default: throw .invalidArgs("unknown message type")
         }
         var message = DBusMessage(kind: kind)
-        message.serial = dbus_message_get_serial(raw)
-        let replySerial = dbus_message_get_reply_serial(raw)
+        message.serial = libdbus.dbus_message_get_serial(raw)
+        let replySerial = libdbus.dbus_message_get_reply_serial(raw)
         message.replySerial = replySerial == 0 ? nil : replySerial
-        if let path = dbus_message_get_path(raw) { message.path = DBusObjectPath(unchecked: String(cString: path)) }
-        message.interface = dbus_message_get_interface(raw).map { String(cString: $0) }
-        message.member = dbus_message_get_member(raw).map { String(cString: $0) }
-        message.errorName = dbus_message_get_error_name(raw).map { String(cString: $0) }
-        message.destination = dbus_message_get_destination(raw).map { String(cString: $0) }
-        message.sender = dbus_message_get_sender(raw).map { String(cString: $0) }
-        message.noReplyExpected = dbus_message_get_no_reply(raw) != 0
+        if let path = libdbus.dbus_message_get_path(raw) {
+            message.path = DBusObjectPath(unchecked: String(cString: path))
+        }
+        message.interface = libdbus.dbus_message_get_interface(raw).map { String(cString: $0) }
+        message.member = libdbus.dbus_message_get_member(raw).map { String(cString: $0) }
+        message.errorName = libdbus.dbus_message_get_error_name(raw).map { String(cString: $0) }
+        message.destination = libdbus.dbus_message_get_destination(raw).map { String(cString: $0) }
+        message.sender = libdbus.dbus_message_get_sender(raw).map { String(cString: $0) }
+        message.noReplyExpected = libdbus.dbus_message_get_no_reply(raw) != 0
         var iter = DBusMessageIter()
-        if dbus_message_iter_init(raw, &iter) != 0 {
+        if libdbus.dbus_message_iter_init(raw, &iter) != 0 {
             var body: [DBusValue] = []
-            while dbus_message_iter_get_arg_type(&iter) != TypeCode.invalid {
+            while libdbus.dbus_message_iter_get_arg_type(&iter) != TypeCode.invalid {
                 body.append(try read(&iter))
-                dbus_message_iter_next(&iter)
+                _ = libdbus.dbus_message_iter_next(&iter)
             }
             message.body = body
         }
@@ -288,24 +295,24 @@ enum Marshal {
 
     private static func readBasic<T>(_ iter: inout DBusMessageIter, _ initial: T) -> T {
         var value = initial
-        withUnsafeMutablePointer(to: &value) { dbus_message_iter_get_basic(&iter, $0) }
+        withUnsafeMutablePointer(to: &value) { libdbus.dbus_message_iter_get_basic(&iter, $0) }
         return value
     }
 
     private static func readString(_ iter: inout DBusMessageIter) -> String {
         var pointer: UnsafePointer<CChar>? = nil
-        withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_basic(&iter, $0) }
+        withUnsafeMutablePointer(to: &pointer) { libdbus.dbus_message_iter_get_basic(&iter, $0) }
         return pointer.map { String(cString: $0) } ?? ""
     }
 
     private static func iterSignature(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusType {
-        guard let raw = dbus_message_iter_get_signature(&iter) else { throw DBusError.noMemory }
-        defer { dbus_free(raw) }
+        guard let raw = libdbus.dbus_message_iter_get_signature(&iter) else { throw DBusError.noMemory }
+        defer { libdbus.dbus_free(raw) }
         return try DBusType.parseSingle(String(cString: raw))
     }
 
     static func read(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
-        switch dbus_message_iter_get_arg_type(&iter) {
+        switch libdbus.dbus_message_iter_get_arg_type(&iter) {
         case TypeCode.byte: return .byte(readBasic(&iter, UInt8(0)))
         case TypeCode.boolean: return .boolean(readBasic(&iter, dbus_bool_t(0)) != 0)
         case TypeCode.int16: return .int16(readBasic(&iter, Int16(0)))
@@ -325,45 +332,45 @@ enum Marshal {
             return .unixFD(DBusFileDescriptor(taking: fd))
         case TypeCode.variant:
             var sub = DBusMessageIter()
-            dbus_message_iter_recurse(&iter, &sub)
+            libdbus.dbus_message_iter_recurse(&iter, &sub)
             return .variant(try read(&sub))
         case TypeCode.structure:
             var sub = DBusMessageIter()
-            dbus_message_iter_recurse(&iter, &sub)
+            libdbus.dbus_message_iter_recurse(&iter, &sub)
             var fields: [DBusValue] = []
-            while dbus_message_iter_get_arg_type(&sub) != TypeCode.invalid {
+            while libdbus.dbus_message_iter_get_arg_type(&sub) != TypeCode.invalid {
                 fields.append(try read(&sub))
-                dbus_message_iter_next(&sub)
+                _ = libdbus.dbus_message_iter_next(&sub)
             }
             return .structure(fields)
         case TypeCode.array:
             let type = try iterSignature(&iter)
             var sub = DBusMessageIter()
-            dbus_message_iter_recurse(&iter, &sub)
+            libdbus.dbus_message_iter_recurse(&iter, &sub)
             switch type {
             case .array(.byte):
                 var base: UnsafePointer<UInt8>? = nil
                 var count: Int32 = 0
-                withUnsafeMutablePointer(to: &base) { dbus_message_iter_get_fixed_array(&sub, $0, &count) }
+                withUnsafeMutablePointer(to: &base) { libdbus.dbus_message_iter_get_fixed_array(&sub, $0, &count) }
                 guard let base, count > 0 else { return .bytes([]) }
                 return .bytes(Array(UnsafeBufferPointer(start: base, count: Int(count))))
             case .dictionary(let keyType, let valueType):
                 var entries: [DBusDictEntry] = []
-                while dbus_message_iter_get_arg_type(&sub) == TypeCode.dictEntry {
+                while libdbus.dbus_message_iter_get_arg_type(&sub) == TypeCode.dictEntry {
                     var entryIter = DBusMessageIter()
-                    dbus_message_iter_recurse(&sub, &entryIter)
+                    libdbus.dbus_message_iter_recurse(&sub, &entryIter)
                     let key = try read(&entryIter)
-                    dbus_message_iter_next(&entryIter)
+                    _ = libdbus.dbus_message_iter_next(&entryIter)
                     let value = try read(&entryIter)
                     entries.append(DBusDictEntry(key, value))
-                    dbus_message_iter_next(&sub)
+                    _ = libdbus.dbus_message_iter_next(&sub)
                 }
                 return .dictionary(key: keyType, value: valueType, entries)
             case .array(let element):
                 var values: [DBusValue] = []
-                while dbus_message_iter_get_arg_type(&sub) != TypeCode.invalid {
+                while libdbus.dbus_message_iter_get_arg_type(&sub) != TypeCode.invalid {
                     values.append(try read(&sub))
-                    dbus_message_iter_next(&sub)
+                    _ = libdbus.dbus_message_iter_next(&sub)
                 }
                 return .array(element, values)
             default:

@@ -57,21 +57,22 @@ public final class SQLiteDatabase {
         path: String, flags: OpenFlags = [.readWrite, .create], fileMode: mode_t = 0o600,
         busyTimeoutMilliseconds: Int32 = 5000
     ) throws(SQLiteError) {
+        try SQLiteLibrary.require(operation: "open \(path)")
         let inMemory = path.isEmpty || path == ":memory:"
         if flags.contains(.create), flags.contains(.readWrite), !inMemory {
             try Self.createFile(path: path, mode: fileMode)
         }
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags.rawValue | SQLITE_OPEN_NOMUTEX, nil)
+        let rc = libsqlite.sqlite3_open_v2(path, &db, flags.rawValue | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
             let error = SQLiteError.last(db, code: rc == SQLITE_OK ? SQLITE_CANTOPEN : rc, operation: "open \(path)")
-            sqlite3_close_v2(db)
+            _ = libsqlite.sqlite3_close_v2(db)
             throw error
         }
         self.handle = db
         self.path = path
-        sqlite3_extended_result_codes(db, 1)
-        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        _ = libsqlite.sqlite3_extended_result_codes(db, 1)
+        _ = libsqlite.sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         try execute("PRAGMA foreign_keys = ON")
         if flags.contains(.readWrite), !inMemory {
             // Returns the mode now in effect; a file that cannot use WAL keeps its mode.
@@ -80,7 +81,7 @@ public final class SQLiteDatabase {
     }
 
     deinit {
-        sqlite3_close_v2(handle)
+        _ = libsqlite.sqlite3_close_v2(handle)
     }
 
     /// Creates `path` with `mode` when it does not exist, so that SQLite never creates the
@@ -118,10 +119,11 @@ public final class SQLiteDatabase {
     /// changes, pragmas). Rows they return are discarded.
     public func execute(_ sql: String) throws(SQLiteError) {
         var message: UnsafeMutablePointer<CChar>?
-        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
-        defer { sqlite3_free(message) }
+        let rc = libsqlite.sqlite3_exec(handle, sql, nil, nil, &message)
+        defer { libsqlite.sqlite3_free(message) }
         guard rc == SQLITE_OK else {
-            let text = message.map { String(cString: $0) } ?? sqlite3_errstr(rc).map { String(cString: $0) } ?? ""
+            let text =
+                message.map { String(cString: $0) } ?? libsqlite.sqlite3_errstr(rc).map { String(cString: $0) } ?? ""
             throw SQLiteError(code: rc, message: text, operation: "execute")
         }
     }
@@ -149,13 +151,13 @@ public final class SQLiteDatabase {
     }
 
     /// The rowid of the last row inserted on this connection.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var lastInsertRowID: Int64 { libsqlite.sqlite3_last_insert_rowid(handle) }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
-    public var changes: Int { Int(sqlite3_changes64(handle)) }
+    public var changes: Int { Int(libsqlite.sqlite3_changes64(handle)) }
 
     /// Whether a transaction is open on this connection.
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    public var isInTransaction: Bool { libsqlite.sqlite3_get_autocommit(handle) == 0 }
 
     // MARK: Transactions
 

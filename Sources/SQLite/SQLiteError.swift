@@ -43,9 +43,9 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// With extended result codes on, `code` is already the extended code.
     static func last(_ db: OpaquePointer?, code: Int32, operation: String) -> SQLiteError {
         let text: String
-        if let db, let message = sqlite3_errmsg(db) {
+        if let db, let message = libsqlite.sqlite3_errmsg(db) {
             text = String(cString: message)
-        } else if let message = sqlite3_errstr(code) {
+        } else if let message = libsqlite.sqlite3_errstr(code) {
             text = String(cString: message)
         } else {
             text = "unknown error"

@@ -1,5 +1,7 @@
+import DBus
 import Glibc
 import MdocCrypto
+import SQLite
 
 /// The process's entry: the command runs as a task on the cooperative pool while the main thread
 /// waits here for the process to end. An `async` `main` would instead leave the main thread
@@ -9,12 +11,19 @@ import MdocCrypto
 @main
 enum ProcessEntry {
     static func main() {
-        // `present` shows an engagement, whose key needs OpenSSL ready: made ready on another
-        // core while the command line is parsed and the store opened. An empty task makes
-        // Dispatch start the cooperative pool's second thread now, so the BlueZ connection
-        // `present` starts after parsing finds it running (0.3 ms sooner to the QR code,
-        // `Tests/Support/idle-bench.sh`, 40 interleaved rounds).
         if CommandLine.arguments.dropFirst().first == "present" {
+            // The libraries the store and BlueZ need first after parsing, loaded here while the
+            // process has one thread, as when they were linked. Loaded on another thread while
+            // the command line is parsed, they brought the QR code no sooner (the two cores are
+            // busy, and their mprotect calls interrupt the other one: docs/benchmarks.md, "The
+            // sixteenth session"). Other commands load them when first used, or never.
+            SQLiteLibrary.preload()
+            DBusLibrary.preload()
+            // `present` shows an engagement, whose key needs OpenSSL ready: made ready on
+            // another core while the command line is parsed (``EarlyInitialisation``). An empty
+            // task makes Dispatch start the cooperative pool's second thread now, so the BlueZ
+            // connection `present` starts after parsing finds it running (0.3 ms sooner to the
+            // QR code, `Tests/Support/idle-bench.sh`, 40 interleaved rounds).
             EarlyInitialisation.start()
             Task.detached {}
         }

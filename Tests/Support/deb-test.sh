@@ -150,7 +150,8 @@ check "postinst enables and starts nothing" bash -c '! grep -E "(enable|start|tr
 # ---- (c) the control file ------------------------------------------------------------------
 depends="$(dpkg-deb -f "$deb" Depends)"
 echo "Depends: $depends"
-# libcurl4 and libp11-kit0: loaded when first used (dlopen), named by build-deb.sh.
+# libcurl4, libp11-kit0, libdbus-1-3, libsqlite3-0: loaded when first used (dlopen), named by
+# build-deb.sh.
 for p in libc6 libssl3 libcurl4 libcbor0.8 libsqlite3-0 libdbus-1-3 libqrencode4 libp11-kit0; do
     check "Depends names $p" bash -c 'tr "," "\n" <<<"$1" | sed "s/^ *//; s/ .*//" | grep -qxF "$2"' _ "$depends" "$p"
 done
@@ -185,10 +186,12 @@ for c in mdoc-holder mdoc-reader mdoc-issuer; do
     fi
 done
 check "ldd: every library of the three binaries is from a Debian package (dpkg -S), none of the toolchain's" test "$ok" -eq 1
-# Loaded when first used (libcurl, p11-kit) or not needed at all (libpng, libbluetooth, libssl).
-check "ldd: no libcurl, libp11-kit, libpng16, libbluetooth or libssl at start" bash -c '
+# Loaded when first used (libcurl, p11-kit, libdbus, SQLite) or not needed at all (libpng,
+# libbluetooth, libssl).
+check "ldd: no libcurl, libp11-kit, libdbus-1, libsqlite3, libpng16, libbluetooth or libssl at start" bash -c '
     for c in mdoc-holder mdoc-reader mdoc-issuer; do
-        ! readelf -d "$1/$c" | grep -E "NEEDED.*(libcurl|libp11-kit|libpng16|libbluetooth|libssl)" || exit 1; done' _ "$tmp/x/usr/bin"
+        ! readelf -d "$1/$c" | grep -E "NEEDED.*(libcurl|libp11-kit|libdbus|libsqlite3|libpng16|libbluetooth|libssl)" ||
+            exit 1; done' _ "$tmp/x/usr/bin"
 
 # ---- (e) lintian -----------------------------------------------------------------------------
 # As nobody: lintian warns when run as root.

@@ -96,8 +96,10 @@ depends="${shlibs#shlibs:Depends=}"
 # Libraries loaded (dlopen) when first used, not linked, so dpkg-shlibdeps does not see them:
 # libcurl.so.4 of the OpenSSL flavour, with curl_url's CURLU_PUNYCODE (7.88), when an online flow
 # first needs it; libp11-kit.so.0 when a PKCS#11 module is first loaded (p11_kit_module_load's
-# symbol version, 0.23.18.1).
-for dependency in "libcurl4 (>= 7.88.0)" "libp11-kit0 (>= 0.23.18.1)"; do
+# symbol version, 0.23.18.1); libdbus-1.so.3 when a bus is first used (1.12: every function the
+# DBus target calls); libsqlite3.so.0 when a database is first opened (sqlite3_changes64, 3.37).
+for dependency in "libcurl4 (>= 7.88.0)" "libp11-kit0 (>= 0.23.18.1)" "libdbus-1-3 (>= 1.12.0)" \
+    "libsqlite3-0 (>= 3.37.0)"; do
     case ", $depends," in *", ${dependency%% *}"[\ ,]*) ;; *) depends="$depends, $dependency" ;; esac
 done
 # Packed relative relocations (DT_RELR) are applied by glibc 2.36 and later only; ld.lld does not
