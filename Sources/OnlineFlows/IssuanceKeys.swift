@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JOSE
+import MdocCrypto
 import OnlineTransport
 import OpenID4VCI
 import SecureArea
@@ -17,13 +18,47 @@ struct IssuanceKeys {
         var made = IssuanceKeys(keys: [], area: area)
         for _ in 0..<count {
             do {
-                made.keys.append(try area.createKey(KeySettings()))
+                made.keys.append(try makeKey(in: area))
             } catch {
                 made.discard()
                 throw .secureArea(error)
             }
         }
         return made
+    }
+
+    /// How many keys ``makeKey(in:)`` makes at most for one it keeps.
+    static let attempts = 8
+
+    /// A new key in `area` whose coordinates both begin with a non-zero octet, when one of
+    /// ``attempts`` is. pymdoccbor, the mdoc library of the EU reference issuer, writes the
+    /// MSO's device key from the coordinates' integer values and so drops their leading zero
+    /// octets (RFC 9053 section 2.1 keeps them) for about 1 key in 128; strict verifiers then
+    /// refuse every presentation of that credential. Such a key is deleted and another made:
+    /// it costs a key generation, and the keys kept are as random as the area's, less than
+    /// one in a hundred of the possible ones set aside.
+    static func makeKey(in area: any SecureArea) throws(SecureAreaError) -> StoredKey {
+        var made = 0
+        while true {
+            let key = try area.createKey(KeySettings())
+            made += 1
+            let publicKey: PublicKey
+            do {
+                publicKey = try key.publicKey()
+            } catch {
+                try? area.deleteKey(key)
+                throw error
+            }
+            guard made < attempts, Self.hasLeadingZeroOctet(publicKey) else { return key }
+            try? area.deleteKey(key)
+        }
+    }
+
+    /// Whether an EC2 key's x or y coordinate begins with a zero octet (the octets an issuer
+    /// that writes integers would drop).
+    static func hasLeadingZeroOctet(_ key: PublicKey) -> Bool {
+        guard let y = key.y else { return false }
+        return key.x.first == 0 || y.first == 0
     }
 
     /// Why a configuration whose jwt proofs need a key attestation cannot be received: a key
