@@ -2,8 +2,8 @@
 #define MDOC_CDBUS_SHIM_H
 /* libdbus-1 is not linked but loaded (dlopen) when first used (the DBus target's DBusLibrary):
    a process maps none of it, nor the seven libraries it pulls in (libsystemd and its
-   compressors, libgcrypt, libcap), until it talks to a bus, and `present` loads it on another
-   core while its command line is parsed. So this header declares, itself, the part of libdbus's
+   compressors, libgcrypt, libcap), until it talks to a bus, and `present` loads it as it
+   starts. So this header declares, itself, the part of libdbus's
    stable ABI the DBus target uses, and the table of its functions that dlsym fills.
    Tests/Support/dbus-abi-check.sh compiles it against <dbus/dbus.h>: every function's type, the
    structures' sizes and layouts and the constants' values must be libdbus's. */

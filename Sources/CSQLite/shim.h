@@ -2,7 +2,7 @@
 #define MDOC_CSQLITE_SHIM_H
 /* SQLite's declarations only: libsqlite3 is not linked but loaded (dlopen) when a database is
    first opened (the SQLite target's SQLiteLibrary), so a process that opens none maps none of it,
-   and `present` loads it on another core while its command line is parsed. */
+   and `present` loads it as it starts. */
 #include <dlfcn.h>
 #include <sqlite3.h>
 #include <stddef.h>

@@ -6,8 +6,8 @@ import CDBus
 
 /// libdbus-1, loaded (`dlopen`) when a process first talks to a bus rather than linked: a
 /// process that never does (an online presentation, `credentials list`) maps none of it nor of
-/// the seven libraries it pulls in, and one that will (`present`) can load it on another core
-/// while it does other work (``preload()``). Loaded once per process, never unloaded.
+/// the seven libraries it pulls in, and one that will at once (`present`) loads it as it starts
+/// (``preload()``). Loaded once per process, never unloaded.
 public enum DBusLibrary {
     /// The library's name, as the Debian package `libdbus-1-3` installs it.
     static let soname = "libdbus-1.so.3"
@@ -19,13 +19,13 @@ public enum DBusLibrary {
     static let shared: Result<UncheckedFunctions, DBusError> = load(soname)
 
     /// Loads the library now, so that the first connection finds it loaded: for a process that
-    /// knows it will talk to a bus soon, on a thread of its own. Errors wait for the first use.
+    /// knows it will talk to a bus soon. Errors wait for the first use.
     public static func preload() {
         _ = shared
     }
 
-    /// The functions, or the error that says which library or function is missing and which
-    /// package to install: the first thing a connection does.
+    /// Nothing, or the error that says which library or function is missing and which package
+    /// to install: the first thing a connection does.
     static func require() throws(DBusError) {
         if case .failure(let error) = shared { throw error }
     }

@@ -6,8 +6,8 @@ import CSQLite
 
 /// libsqlite3, loaded (`dlopen`) when a process first opens a database rather than linked: a
 /// process that opens none (`--version`, an argument error, `engagement`) maps none of it, and
-/// one that will (`present`) can load it on another core while it does other work
-/// (``preload()``). Loaded once per process, never unloaded.
+/// one that will at once (`present`) loads it as it starts (``preload()``). Loaded once per
+/// process, never unloaded.
 public enum SQLiteLibrary {
     /// The library's name, as the Debian package `libsqlite3-0` installs it.
     static let soname = "libsqlite3.so.0"
@@ -18,7 +18,7 @@ public enum SQLiteLibrary {
     static let shared: Result<UncheckedFunctions, SQLiteError> = load(soname)
 
     /// Loads the library now, so that the first database opened finds it loaded: for a process
-    /// that knows it will open one soon, on a thread of its own. Errors wait for the first use.
+    /// that knows it will open one soon. Errors wait for the first use.
     public static func preload() {
         _ = shared
     }
