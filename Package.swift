@@ -243,6 +243,10 @@ let package = Package(
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["CBOR"], path: "Tests/TestSupport"),
+        // `present`'s quick command-line reader against ArgumentParser (the executable's own code).
+        .testTarget(
+            name: "mdoc-holderTests",
+            dependencies: ["mdoc-holder", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "MdocCryptoTests", dependencies: ["MdocCrypto", "TestSupport"]),
         .testTarget(name: "SecureAreaTests", dependencies: ["SecureArea", "PKCS11", "MdocCrypto", "TestSupport"]),

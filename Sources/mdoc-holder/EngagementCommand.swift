@@ -16,7 +16,7 @@ struct EngagementCommand: ParsableCommand {
         abstract: "Generate a device engagement and print its QR code, URI and decoded content.")
 
     /// Where the engagement goes: `terminal`, `uri`, `png:PATH` or `none`.
-    enum QROutput: ExpressibleByArgument {
+    enum QROutput: ExpressibleByArgument, Equatable, Sendable {
         case terminal, uri, none
         case png(String)
 

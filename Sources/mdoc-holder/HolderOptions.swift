@@ -78,6 +78,12 @@ struct ConsentOptions: ParsableArguments {
 
     /// The front-end, and the controlling terminal when it is the terminal's.
     func prompt() throws -> (prompt: any ConsentPrompt, terminal: ControllingTerminal?) {
+        try Self.prompt(consent: consent)
+    }
+
+    /// The front-end `consent` (the option's value) names, and the controlling terminal when it
+    /// is the terminal's.
+    static func prompt(consent: String) throws -> (prompt: any ConsentPrompt, terminal: ControllingTerminal?) {
         switch try ConsentChoice(parsing: consent, allowed: [.tty, .policy]) {
         case .policy(let path): return (try PolicyConsent(path: path), nil)
         case .tty, .agent:

@@ -31,17 +31,31 @@ struct MdocHolderCommand: AsyncParsableCommand {
                 var command = command
                 try command.run()
             }
-        } catch let error as ExitCode {
+        } catch {
+            exit(after: error, of: command)
+        }
+    }
+
+    /// `present` read by ``PresentCommandLine``, run as `main` runs a parsed command.
+    static func main(present invocation: PresentInvocation) async {
+        do {
+            try await invocation.run()
+        } catch {
+            exit(after: error, of: nil)
+        }
+    }
+
+    /// Exits as ArgumentParser does after `command` (nil: ours, read without it) threw
+    /// `error`, our own errors shown through ``ShownError``.
+    private static func exit(after error: any Error, of command: (any ParsableCommand)?) -> Never {
+        switch error {
+        case is ExitCode, is CleanExit, is ValidationError:
             exit(withError: error)
-        } catch let error as CleanExit {
-            exit(withError: error)
-        } catch let error as ValidationError {
-            exit(withError: error)
-        } catch let error where isArgumentParserOwn(command) {
+        case _ where command.map(isArgumentParserOwn) == true:
             // `--help` parses to ArgumentParser's own help command, whose run() throws the
             // request for ArgumentParser to print the help screen.
             exit(withError: error)
-        } catch {
+        default:
             exit(withError: ShownError(error))
         }
     }

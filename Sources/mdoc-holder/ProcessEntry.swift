@@ -26,6 +26,15 @@ enum ProcessEntry {
             // QR code, `Tests/Support/idle-bench.sh`, 40 interleaved rounds).
             EarlyInitialisation.start()
             Task.detached {}
+            // The usual command lines without ArgumentParser's first parse, 3 ms of reflection
+            // (``PresentCommandLine``); any other, help and errors included, is ArgumentParser's.
+            if let invocation = PresentCommandLine.parse(CommandLine.arguments.dropFirst(2)) {
+                Task.detached {
+                    await MdocHolderCommand.main(present: invocation)
+                    exit(0)
+                }
+                while true { pause() }
+            }
         }
         Task.detached {
             await MdocHolderCommand.main()

@@ -64,6 +64,24 @@ struct ReaderTrustOptions: ParsableArguments {
     )
     var deviceAuth: String = "signature"
 
+    /// The options as plain values.
+    var values: ReaderTrustValues {
+        ReaderTrustValues(readerTrust: readerTrust, untrustedReaders: untrustedReaders, deviceAuth: deviceAuth)
+    }
+
+    /// The holder's settings with these and `proximity`; the online settings at their defaults.
+    func settings(proximity: ProximityOptions) throws -> HolderSettings {
+        try values.settings(proximity: proximity)
+    }
+}
+
+/// What ``ReaderTrustOptions`` were given, as plain values, defaults included
+/// (``PresentCommandLine`` reads them without ArgumentParser).
+struct ReaderTrustValues: Equatable, Sendable {
+    var readerTrust: [String] = []
+    var untrustedReaders = "ask"
+    var deviceAuth = "signature"
+
     /// The holder's settings with these and `proximity`; the online settings at their defaults.
     func settings(proximity: ProximityOptions) throws -> HolderSettings {
         guard let policy = UntrustedReaderPolicy(rawValue: untrustedReaders) else {

@@ -48,6 +48,30 @@ struct SecureAreaOptions: ParsableArguments {
         help: ArgumentHelp("A file whose first line is the token's user PIN.", valueName: "file"))
     var pkcs11PINFile: String?
 
+    /// The options as plain values.
+    var values: SecureAreaValues {
+        SecureAreaValues(
+            secureArea: secureArea, kekFile: kekFile, kekPassphraseFile: kekPassphraseFile, tpmTCTI: tpmTCTI,
+            passphraseFile: passphraseFile, pkcs11Module: pkcs11Module, pkcs11Token: pkcs11Token,
+            pkcs11PINFile: pkcs11PINFile)
+    }
+
+    /// The registry the options describe.
+    func registry() throws -> SecureAreaRegistry { try values.registry() }
+}
+
+/// What ``SecureAreaOptions`` were given, as plain values (``PresentCommandLine`` reads them
+/// without ArgumentParser): every one nil when not given.
+struct SecureAreaValues: Equatable, Sendable {
+    var secureArea: String?
+    var kekFile: String?
+    var kekPassphraseFile: String?
+    var tpmTCTI: String?
+    var passphraseFile: String?
+    var pkcs11Module: String?
+    var pkcs11Token: String?
+    var pkcs11PINFile: String?
+
     /// The registry the options describe.
     func registry() throws -> SecureAreaRegistry {
         let name = secureArea ?? ProcessInfo.processInfo.environment["MDOC_HOLDER_SECURE_AREA"] ?? "software"

@@ -20,6 +20,26 @@ struct StoreOptions: ParsableArguments {
 
     @OptionGroup var secureAreas: SecureAreaOptions
 
+    /// The options as plain values.
+    var values: StoreValues { StoreValues(path: path, secureAreas: secureAreas.values) }
+
+    /// The store file: `--store` or the default path.
+    var resolvedPath: String { values.resolvedPath }
+
+    /// The store (created when missing).
+    func open() throws -> CredentialStore { try values.open() }
+
+    /// The store, or nil when its file does not exist (so reading commands create nothing).
+    func openExisting() throws -> CredentialStore? { try values.openExisting() }
+}
+
+/// What ``StoreOptions`` were given, as plain values (``PresentCommandLine`` reads them without
+/// ArgumentParser).
+struct StoreValues: Equatable, Sendable {
+    /// `--store`, nil when not given.
+    var path: String?
+    var secureAreas = SecureAreaValues()
+
     /// The store file: `--store` or the default path.
     var resolvedPath: String { path ?? CredentialStore.defaultPath() }
 

@@ -252,6 +252,8 @@ def doc_table(root):
 def check(root, targets, verbose):
     problems = []
     by_name = {t["name"]: t for t in targets}
+    # A target whose name is not an identifier is imported by its module name: mdoc_holder.
+    by_module = {n.replace("-", "_"): n for n in by_name if "-" in n}
     layers = layer_of(targets)
     known = {n for _, _, entries in LAYERS for n, _ in entries}
     for name in sorted(known - set(by_name)):
@@ -278,6 +280,7 @@ def check(root, targets, verbose):
         places = {}
         for path in swift_files(target_dir(root, target)):
             for line, module in imports(path):
+                module = by_module.get(module, module)
                 if module != name and module not in SYSTEM_MODULES:
                     places.setdefault(module, []).append(f"{os.path.relpath(path, root)}:{line}")
         for module, where in places.items():
