@@ -14,12 +14,16 @@ import Proximity
 /// command line as before and reports any error its way. Tests hold that whenever it answers,
 /// ArgumentParser's parse of the same words gives the same ``PresentInvocation``, and that it
 /// knows every option `present` has.
+///
+/// Its options are an enumeration and `switch`es, not a dictionary of closures: a dictionary's
+/// first use costs the Swift runtime 0.5 ms of type lookups, on the main thread before any
+/// other work starts.
 enum PresentCommandLine {
     /// The invocation `arguments` (the words after `present`) ask for, or nil when ArgumentParser
     /// should read them.
     static func parse(_ arguments: ArraySlice<String>) -> PresentInvocation? {
         var invocation = PresentInvocation()
-        var seen: Set<String> = []
+        var seen: [String] = []
         var words = arguments.makeIterator()
         while let word = words.next() {
             guard word.hasPrefix("--"), word.count > 2 else { return nil }
@@ -31,13 +35,13 @@ enum PresentCommandLine {
                 name = name[..<equals]
                 guard attached?.isEmpty == false else { return nil }
             }
-            guard let option = options[String(name)] else { return nil }
-            guard seen.insert(String(name)).inserted || option.repeatable else { return nil }
-            switch option.kind {
-            case .flag(let set):
+            guard let option = Option(rawValue: String(name)) else { return nil }
+            guard option.isRepeatable || !seen.contains(option.rawValue) else { return nil }
+            seen.append(option.rawValue)
+            if option.isFlag {
                 guard attached == nil else { return nil }
-                set(&invocation)
-            case .value(let set):
+                invocation.set(flag: option)
+            } else {
                 let value: String
                 if let attached {
                     value = attached
@@ -45,7 +49,7 @@ enum PresentCommandLine {
                     guard let next = words.next(), !next.hasPrefix("-") else { return nil }
                     value = next
                 }
-                guard set(&invocation, value) else { return nil }
+                guard invocation.set(option, to: value) else { return nil }
             }
         }
         // `ProximityArguments.validate()`: ArgumentParser says what is wrong.
@@ -53,82 +57,85 @@ enum PresentCommandLine {
         return invocation
     }
 
-    /// The long names this reader knows (without "--").
-    static var names: Set<String> { Set(options.keys) }
+    /// `present`'s options, by long name (without "--").
+    enum Option: String, CaseIterable {
+        case adapter, mode, l2cap
+        case maxChunkSize = "max-chunk-size"
+        case engagementVersion = "engagement-version"
+        case qr, consent
+        case readerTrust = "reader-trust"
+        case untrustedReaders = "untrusted-readers"
+        case deviceAuth = "device-auth"
+        case once, store
+        case secureArea = "secure-area"
+        case kekFile = "kek-file"
+        case kekPassphraseFile = "kek-passphrase-file"
+        case tpmTCTI = "tpm-tcti"
+        case keyPassphraseFile = "key-passphrase-file"
+        case pkcs11Module = "pkcs11-module"
+        case pkcs11Token = "pkcs11-token"
+        case pkcs11PINFile = "pkcs11-pin-file"
 
-    private struct Option: Sendable {
-        enum Kind: Sendable {
-            case flag(@Sendable (inout PresentInvocation) -> Void)
-            /// Sets the value; false when ArgumentParser would refuse it.
-            case value(@Sendable (inout PresentInvocation, String) -> Bool)
-        }
-        var kind: Kind
-        var repeatable = false
-
-        static func flag(_ set: @escaping @Sendable (inout PresentInvocation) -> Void) -> Option {
-            Option(kind: .flag(set))
-        }
-
-        /// An option whose value is converted (nil: refused).
-        static func value(_ set: @escaping @Sendable (inout PresentInvocation, String) -> Bool) -> Option {
-            Option(kind: .value(set))
-        }
-
-        /// An option whose value is any text.
-        static func text(_ set: @escaping @Sendable (inout PresentInvocation, String) -> Void) -> Option {
-            Option(
-                kind: .value { invocation, word in
-                    set(&invocation, word)
-                    return true
-                })
+        /// A flag: no value.
+        var isFlag: Bool {
+            switch self {
+            case .l2cap, .once: true
+            default: false
+            }
         }
 
-        /// A repeatable option whose values are any text.
-        static func texts(_ add: @escaping @Sendable (inout PresentInvocation, String) -> Void) -> Option {
-            var option = text(add)
-            option.repeatable = true
-            return option
+        /// May be given more than once (each value is kept).
+        var isRepeatable: Bool {
+            switch self {
+            case .qr, .readerTrust: true
+            default: false
+            }
+        }
+    }
+}
+
+extension PresentInvocation {
+    /// Sets the flag `option`.
+    fileprivate mutating func set(flag option: PresentCommandLine.Option) {
+        switch option {
+        case .l2cap: proximity.l2cap = true
+        case .once: once = true
+        default: break
         }
     }
 
-    /// `present`'s options by long name, each value converted as ArgumentParser converts it
-    /// (`ExpressibleByArgument`).
-    private static let options: [String: Option] = [
-        "adapter": .text { $0.adapter = $1 },
-        "mode": .value { set(&$0.proximity.modes, ProximityModeOption(argument: $1)) },
-        "l2cap": .flag { $0.proximity.l2cap = true },
-        "max-chunk-size": .value { invocation, word in
-            guard let size = Int(argument: word) else { return false }
-            invocation.proximity.maximumChunkSize = size
-            return true
-        },
-        "engagement-version": .value { set(&$0.proximity.engagementVersion, EngagementVersion(argument: $1)) },
-        "qr": Option(
-            kind: .value { invocation, word in
-                guard let output = EngagementCommand.QROutput(argument: word) else { return false }
-                invocation.qr.append(output)
-                return true
-            }, repeatable: true),
-        "consent": .text { $0.consent = $1 },
-        "reader-trust": .texts { $0.trust.readerTrust.append($1) },
-        "untrusted-readers": .text { $0.trust.untrustedReaders = $1 },
-        "device-auth": .text { $0.trust.deviceAuth = $1 },
-        "once": .flag { $0.once = true },
-        "store": .text { $0.store.path = $1 },
-        "secure-area": .text { $0.store.secureAreas.secureArea = $1 },
-        "kek-file": .text { $0.store.secureAreas.kekFile = $1 },
-        "kek-passphrase-file": .text { $0.store.secureAreas.kekPassphraseFile = $1 },
-        "tpm-tcti": .text { $0.store.secureAreas.tpmTCTI = $1 },
-        "key-passphrase-file": .text { $0.store.secureAreas.passphraseFile = $1 },
-        "pkcs11-module": .text { $0.store.secureAreas.pkcs11Module = $1 },
-        "pkcs11-token": .text { $0.store.secureAreas.pkcs11Token = $1 },
-        "pkcs11-pin-file": .text { $0.store.secureAreas.pkcs11PINFile = $1 },
-    ]
-
-    /// `field` set to `value`; false when there is none.
-    private static func set<T>(_ field: inout T, _ value: T?) -> Bool {
-        guard let value else { return false }
-        field = value
+    /// Sets (or adds, for a repeatable option) `option`'s `value`, converted as ArgumentParser
+    /// converts it (`ExpressibleByArgument`); false when ArgumentParser would refuse it.
+    fileprivate mutating func set(_ option: PresentCommandLine.Option, to value: String) -> Bool {
+        switch option {
+        case .adapter: adapter = value
+        case .mode:
+            guard let modes = ProximityModeOption(argument: value) else { return false }
+            proximity.modes = modes
+        case .maxChunkSize:
+            guard let size = Int(argument: value) else { return false }
+            proximity.maximumChunkSize = size
+        case .engagementVersion:
+            guard let version = EngagementVersion(argument: value) else { return false }
+            proximity.engagementVersion = version
+        case .qr:
+            guard let output = EngagementCommand.QROutput(argument: value) else { return false }
+            qr.append(output)
+        case .consent: consent = value
+        case .readerTrust: trust.readerTrust.append(value)
+        case .untrustedReaders: trust.untrustedReaders = value
+        case .deviceAuth: trust.deviceAuth = value
+        case .store: store.path = value
+        case .secureArea: store.secureAreas.secureArea = value
+        case .kekFile: store.secureAreas.kekFile = value
+        case .kekPassphraseFile: store.secureAreas.kekPassphraseFile = value
+        case .tpmTCTI: store.secureAreas.tpmTCTI = value
+        case .keyPassphraseFile: store.secureAreas.passphraseFile = value
+        case .pkcs11Module: store.secureAreas.pkcs11Module = value
+        case .pkcs11Token: store.secureAreas.pkcs11Token = value
+        case .pkcs11PINFile: store.secureAreas.pkcs11PINFile = value
+        case .l2cap, .once: return false
+        }
         return true
     }
 }

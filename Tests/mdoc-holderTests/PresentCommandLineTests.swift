@@ -82,7 +82,7 @@ struct PresentCommandLineTests {
                 $0 != "help" && $0 != "version"
             })
         #expect(names.count >= 20)
-        #expect(names == PresentCommandLine.names)
+        #expect(names == Set(PresentCommandLine.Option.allCases.map(\.rawValue)))
     }
 
     @Test("the defaults are ArgumentParser's")
