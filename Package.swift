@@ -44,13 +44,15 @@ let package = Package(
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
         .target(name: "MdocCrypto", dependencies: ["COpenSSL"]),
         .target(name: "QRCode", dependencies: ["CQRencode", "Zlib"]),
-        .target(name: "SQLite", dependencies: ["CSQLite"]),
-        .target(name: "DBus", dependencies: ["CDBus"]),
+        // The dynamic loader (dlopen, dlsym): the libraries loaded when first needed, not linked.
+        .target(name: "SharedLibrary"),
+        .target(name: "SQLite", dependencies: ["CSQLite", "SharedLibrary"]),
+        .target(name: "DBus", dependencies: ["CDBus", "SharedLibrary"]),
         // L2CAP connection-oriented channels over libbluetooth sockets.
         .target(name: "L2CAP", dependencies: ["CBluetooth"]),
         // HTTPS exchanges (libcurl): a total deadline, a size cap, a check of every address
         // before a socket is made for it.
-        .target(name: "Curl", dependencies: ["CCurl"]),
+        .target(name: "Curl", dependencies: ["CCurl", "SharedLibrary"]),
         // zlib streams with a cap on what they inflate to (a deflate bomb stops at the cap).
         .target(name: "Zlib", dependencies: ["CZlib"]),
 
@@ -61,7 +63,7 @@ let package = Package(
 
         // Where device keys live: software (wrapped under a key-encryption key), TPM 2.0.
         // PKCS#11 tokens through p11-kit's module loader.
-        .target(name: "PKCS11", dependencies: ["CPKCS11"]),
+        .target(name: "PKCS11", dependencies: ["CPKCS11", "SharedLibrary"]),
         .target(name: "SecureArea", dependencies: ["MdocCrypto", "PKCS11", "PrintableText", "BoundedFile"]),
 
         // Protocol layers (pure Swift).
@@ -248,6 +250,7 @@ let package = Package(
             name: "mdoc-holderTests",
             dependencies: ["mdoc-holder", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
+        .testTarget(name: "SharedLibraryTests", dependencies: ["SharedLibrary"]),
         .testTarget(name: "MdocCryptoTests", dependencies: ["MdocCrypto", "TestSupport"]),
         .testTarget(name: "SecureAreaTests", dependencies: ["SecureArea", "PKCS11", "MdocCrypto", "TestSupport"]),
         .testTarget(name: "COSETests", dependencies: ["COSE", "CBOR", "MdocCrypto", "TestSupport"]),

@@ -4,10 +4,9 @@
    a process maps none of it, nor the seven libraries it pulls in (libsystemd and its
    compressors, libgcrypt, libcap), until it talks to a bus, and `present` loads it as it
    starts. So this header declares, itself, the part of libdbus's
-   stable ABI the DBus target uses, and the table of its functions that dlsym fills.
+   stable ABI the DBus target uses, and the table of its functions the loader fills.
    Tests/Support/dbus-abi-check.sh compiles it against <dbus/dbus.h>: every function's type, the
    structures' sizes and layouts and the constants' values must be libdbus's. */
-#include <dlfcn.h>
 #include <stddef.h>
 
 #ifndef DBUS_H /* the ABI check includes <dbus/dbus.h> first, and then only the table below */
@@ -174,13 +173,15 @@ struct mdoc_libdbus {
 };
 #undef MDOC_LIBDBUS_FIELD
 
-/* Fills `table` from `handle` (dlopen's); NULL when every function was found, else the name of
-   the first one missing (the table is then not to be read). */
-static inline const char *_Nullable mdoc_libdbus_resolve(struct mdoc_libdbus *_Nonnull table,
-                                                         void *_Nonnull handle) {
+/* Fills `table` through `lookup(context, name)` (SharedLibrary's dlsym on the library's handle);
+   NULL when every function was found, else the name of the first one missing (the table is then
+   not to be read). */
+static inline const char *_Nullable mdoc_libdbus_resolve(
+    struct mdoc_libdbus *_Nonnull table,
+    void *_Nullable (*_Nonnull lookup)(void *_Nullable, const char *_Nullable), void *_Nonnull context) {
 #define MDOC_LIBDBUS_RESOLVE(result, name, parameters) \
     { \
-        void *address = dlsym(handle, #name); \
+        void *address = lookup(context, #name); \
         if (address == NULL) return #name; \
         table->name = (result(*) parameters)address; \
     }

@@ -3,7 +3,6 @@
 /* SQLite's declarations only: libsqlite3 is not linked but loaded (dlopen) when a database is
    first opened (the SQLite target's SQLiteLibrary), so a process that opens none maps none of it,
    and `present` loads it as it starts. */
-#include <dlfcn.h>
 #include <sqlite3.h>
 #include <stddef.h>
 /* SQLITE_TRANSIENT is a cast macro Swift cannot import. */
@@ -27,13 +26,15 @@ struct mdoc_libsqlite {
 };
 #undef MDOC_SQLITE_FIELD
 
-/* Fills `table` from `handle` (dlopen's); NULL when every function was found, else the name of
-   the first one missing (the table is then not to be read). */
-static inline const char *_Nullable mdoc_libsqlite_resolve(struct mdoc_libsqlite *_Nonnull table,
-                                                           void *_Nonnull handle) {
+/* Fills `table` through `lookup(context, name)` (SharedLibrary's dlsym on the library's handle);
+   NULL when every function was found, else the name of the first one missing (the table is then
+   not to be read). */
+static inline const char *_Nullable mdoc_libsqlite_resolve(
+    struct mdoc_libsqlite *_Nonnull table,
+    void *_Nullable (*_Nonnull lookup)(void *_Nullable, const char *_Nullable), void *_Nonnull context) {
 #define MDOC_SQLITE_RESOLVE(name) \
     { \
-        void *address = dlsym(handle, #name); \
+        void *address = lookup(context, #name); \
         if (address == NULL) return #name; \
         table->name = (__typeof__(name) *)address; \
     }

@@ -1,8 +1,5 @@
 import CCurl
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import SharedLibrary
 
 /// libcurl, loaded (`dlopen`) when the first transfer needs it rather than linked: a process
 /// that never goes online (an idle service, a proximity presentation) maps none of libcurl
@@ -36,13 +33,8 @@ struct CurlLibrary: @unchecked Sendable {
     /// Loads `soname` and finds every function this target calls, then sets up libcurl's
     /// global state. The failure names the library and the package to install.
     static func load(_ soname: String) -> Result<CurlLibrary, CurlFailure> {
-        guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "not found"
-            return .failure(
-                .libraryUnavailable("\(soname) could not be loaded (\(reason)): install the package \(package)"))
-        }
         do throws(CurlFailure) {
-            let library = try CurlLibrary(handle, soname: soname)
+            let library = try CurlLibrary(soname: soname)
             guard library.globalInit(mdoc_curl_global_default()) == CURLE_OK else {
                 return .failure(.libraryUnavailable("\(soname) could not set up its global state (curl_global_init)"))
             }
@@ -54,12 +46,19 @@ struct CurlLibrary: @unchecked Sendable {
 
     private let globalInit: @convention(c) (Int) -> CURLcode
 
-    private init(_ handle: UnsafeMutableRawPointer, soname: String) throws(CurlFailure) {
+    private init(soname: String) throws(CurlFailure) {
+        let library: SharedLibrary
+        do {
+            library = try SharedLibrary(soname: soname, package: Self.package, minimumVersion: "7.88")
+        } catch {
+            throw .libraryUnavailable(error.description)
+        }
         func symbol<F>(_ name: String, _ type: F.Type) throws(CurlFailure) -> F {
-            guard let address = dlsym(handle, name) else {
-                throw .libraryUnavailable("\(soname) has no \(name): install \(Self.package) 7.88 or later")
+            do {
+                return try library.function(name, as: type)
+            } catch {
+                throw .libraryUnavailable(error.description)
             }
-            return unsafeBitCast(address, to: type)
         }
         easyInit = try symbol("curl_easy_init", (@convention(c) () -> UnsafeMutableRawPointer?).self)
         easyCleanup = try symbol("curl_easy_cleanup", (@convention(c) (UnsafeMutableRawPointer?) -> Void).self)

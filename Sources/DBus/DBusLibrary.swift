@@ -1,8 +1,5 @@
 import CDBus
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import SharedLibrary
 
 /// libdbus-1, loaded (`dlopen`) when a process first talks to a bus rather than linked: a
 /// process that never does (an online presentation, `credentials list`) maps none of it nor of
@@ -33,15 +30,13 @@ public enum DBusLibrary {
     /// Loads `soname` and finds every function the DBus target calls (`MDOC_LIBDBUS_FUNCTIONS`
     /// in CDBus's shim), then sets up libdbus's locks.
     static func load(_ soname: String) -> Result<UncheckedFunctions, DBusError> {
-        guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "not found"
-            return .failure(.failed("\(soname) could not be loaded (\(reason)): install the package \(package)"))
-        }
         let table = UnsafeMutablePointer<mdoc_libdbus>.allocate(capacity: 1)
-        if let missing = mdoc_libdbus_resolve(table, handle) {
+        do throws(SharedLibraryError) {
+            let library = try SharedLibrary(soname: soname, package: package, minimumVersion: "1.12")
+            try library.resolve { mdoc_libdbus_resolve(table, $0, $1) }
+        } catch {
             table.deallocate()
-            return .failure(
-                .failed("\(soname) has no \(String(cString: missing)): install \(package) 1.12 or later"))
+            return .failure(.failed(error.description))
         }
         guard table.pointee.dbus_threads_init_default() != 0 else {
             table.deallocate()
@@ -50,7 +45,7 @@ public enum DBusLibrary {
         return .success(UncheckedFunctions(table: UnsafePointer(table)))
     }
 
-    /// The table dlsym filled: written once before it is shared, read-only after.
+    /// The table the loader filled: written once before it is shared, read-only after.
     struct UncheckedFunctions: @unchecked Sendable {
         let table: UnsafePointer<mdoc_libdbus>
     }

@@ -1,5 +1,5 @@
 internal import CPKCS11
-import Glibc
+import SharedLibrary
 
 /// p11-kit, loaded (`dlopen`) when the first PKCS#11 module is rather than linked: a process
 /// whose keys are not on a token (the default software secure area, an idle service) maps none
@@ -20,20 +20,18 @@ struct P11KitLibrary: @unchecked Sendable {
     /// Loads `soname` and finds the three functions this target calls. The failure names the
     /// library and the package to install.
     static func load(_ soname: String) -> Result<P11KitLibrary, PKCS11Error> {
-        guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "not found"
-            return .failure(.unavailable("\(soname) could not be loaded (\(reason)): install the package \(package)"))
+        do throws(SharedLibraryError) {
+            let library = try SharedLibrary(soname: soname, package: package, minimumVersion: "0.23")
+            return .success(
+                P11KitLibrary(
+                    moduleLoad: try library.function("p11_kit_module_load", as: ModuleLoad.self),
+                    moduleRelease: try library.function(
+                        "p11_kit_module_release",
+                        as: (@convention(c) (UnsafeMutablePointer<CK_FUNCTION_LIST>?) -> Void).self),
+                    message: try library.function(
+                        "p11_kit_message", as: (@convention(c) () -> UnsafePointer<CChar>?).self)))
+        } catch {
+            return .failure(.unavailable(error.description))
         }
-        guard let load = dlsym(handle, "p11_kit_module_load"), let release = dlsym(handle, "p11_kit_module_release"),
-            let message = dlsym(handle, "p11_kit_message")
-        else {
-            return .failure(.unavailable("\(soname) has no p11_kit_module_load: install \(package) 0.23 or later"))
-        }
-        return .success(
-            P11KitLibrary(
-                moduleLoad: unsafeBitCast(load, to: ModuleLoad.self),
-                moduleRelease: unsafeBitCast(
-                    release, to: (@convention(c) (UnsafeMutablePointer<CK_FUNCTION_LIST>?) -> Void).self),
-                message: unsafeBitCast(message, to: (@convention(c) () -> UnsafePointer<CChar>?).self)))
     }
 }

@@ -1,8 +1,5 @@
 import CSQLite
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import SharedLibrary
 
 /// libsqlite3, loaded (`dlopen`) when a process first opens a database rather than linked: a
 /// process that opens none (`--version`, an argument error, `engagement`) maps none of it, and
@@ -34,22 +31,18 @@ public enum SQLiteLibrary {
     /// Loads `soname` and finds every function the SQLite target calls (`MDOC_SQLITE_FUNCTIONS`
     /// in CSQLite's shim).
     static func load(_ soname: String) -> Result<UncheckedFunctions, SQLiteError> {
-        func failure(_ message: String) -> Result<UncheckedFunctions, SQLiteError> {
-            .failure(SQLiteError(code: SQLITE_CANTOPEN, message: message, operation: "load \(soname)"))
-        }
-        guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "not found"
-            return failure("\(soname) could not be loaded (\(reason)): install the package \(package)")
-        }
         let table = UnsafeMutablePointer<mdoc_libsqlite>.allocate(capacity: 1)
-        if let missing = mdoc_libsqlite_resolve(table, handle) {
+        do throws(SharedLibraryError) {
+            let library = try SharedLibrary(soname: soname, package: package, minimumVersion: "3.37")
+            try library.resolve { mdoc_libsqlite_resolve(table, $0, $1) }
+            return .success(UncheckedFunctions(table: UnsafePointer(table)))
+        } catch {
             table.deallocate()
-            return failure("\(soname) has no \(String(cString: missing)): install \(package) 3.37 or later")
+            return .failure(SQLiteError(code: SQLITE_CANTOPEN, message: error.description, operation: "load \(soname)"))
         }
-        return .success(UncheckedFunctions(table: UnsafePointer(table)))
     }
 
-    /// The table dlsym filled: written once before it is shared, read-only after.
+    /// The table the loader filled: written once before it is shared, read-only after.
     struct UncheckedFunctions: @unchecked Sendable {
         let table: UnsafePointer<mdoc_libsqlite>
     }

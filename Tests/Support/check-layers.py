@@ -42,6 +42,7 @@ LAYERS = [
         ("CZlib", "zlib"),
     ]),
     ("C wrapper", "the one Swift target that calls each C library, behind types that own their memory", [
+        ("SharedLibrary", "the dynamic loader: libraries loaded by name when first needed, their functions found"),
         ("CBOR", "CBOR values; libcbor's decoder under depth, item and size limits; preferred encoding; tag 24"),
         ("MdocCrypto", "keys, ECDH, ECDSA/EdDSA, HKDF, AES-GCM, HMAC, SHA-2, X.509 parsing, building, validation"),
         ("QRCode", "QR symbols, drawn on a terminal with half blocks or written as PNG (deflated by Zlib)"),
