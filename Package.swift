@@ -251,6 +251,7 @@ let package = Package(
             dependencies: ["mdoc-holder", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "SharedLibraryTests", dependencies: ["SharedLibrary"]),
+        .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"]),
         .testTarget(name: "MdocCryptoTests", dependencies: ["MdocCrypto", "TestSupport"]),
         .testTarget(name: "SecureAreaTests", dependencies: ["SecureArea", "PKCS11", "MdocCrypto", "TestSupport"]),
         .testTarget(name: "COSETests", dependencies: ["COSE", "CBOR", "MdocCrypto", "TestSupport"]),

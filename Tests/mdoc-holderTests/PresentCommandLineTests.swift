@@ -85,6 +85,16 @@ struct PresentCommandLineTests {
         #expect(names == Set(PresentCommandLine.Option.allCases.map(\.rawValue)))
     }
 
+    @Test("each option is found by its name and by nothing else")
+    func optionsByName() {
+        for option in PresentCommandLine.Option.allCases {
+            #expect(PresentCommandLine.Option(Substring(option.rawValue)) == option)
+            #expect(PresentCommandLine.Option(Substring(option.rawValue.uppercased())) == nil)
+            #expect(PresentCommandLine.Option(Substring(option.rawValue + "s")) == nil)
+        }
+        #expect(PresentCommandLine.Option("") == nil)
+    }
+
     @Test("the defaults are ArgumentParser's")
     func defaultsAreArgumentParsers() throws {
         #expect(PresentInvocation() == (try PresentCommand.parse([])).invocation)
