@@ -6,8 +6,8 @@
 
 /// A C library loaded by name when first needed rather than linked (`dlopen`), and the
 /// addresses of its functions (`dlsym`): the one place the process calls the dynamic loader.
-/// A process that never needs the library maps none of it nor of what it pulls in. Loaded
-/// once, never unloaded (the handle is not closed).
+/// A process that never needs the library maps none of it nor of what it pulls in. Each
+/// wrapper loads its library once (in a static) and never closes the handle.
 ///
 /// Its errors name the library and the Debian package to install, so each wrapper (Curl,
 /// PKCS11, DBus, SQLite) says the same thing the same way.
