@@ -70,7 +70,7 @@ public struct SharedLibrary: @unchecked Sendable {
     }
 
     /// The error for a function the library lacks.
-    public func missing(_ name: String) -> SharedLibraryError {
+    private func missing(_ name: String) -> SharedLibraryError {
         SharedLibraryError("\(soname) has no \(name): install \(package) \(minimumVersion) or later")
     }
 }

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import MdocCrypto
-import PrintableText
 import SQLite
 import SecureArea
 
